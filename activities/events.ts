@@ -1,0 +1,63 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { newId } from '../lib/ids';
+import { loadRelations, loadVideoRow, serializeVideo } from '../lib/videos/read';
+import type { ActivityDeps } from './deps';
+
+export interface EmitEventInput {
+  eventId: string;
+  videoId: string;
+  workspaceId: string;
+  type: string;
+  error?: { code: string; message: string };
+}
+
+export const deliveryWorkflowId = (deliveryId: string) => `delivery-${deliveryId}`;
+
+/**
+ * Records an event and starts one delivery workflow per subscribed endpoint. The video's workflow
+ * only waits for this bookkeeping, never for a receiver (SPEC §9).
+ */
+export function eventActivities({ config, db, temporal }: ActivityDeps) {
+  return {
+    async emitEvent(p: EmitEventInput): Promise<{ deliveries: number }> {
+      let event = await db('events').where({ id: p.eventId }).first();
+      if (!event) {
+        const row = await loadVideoRow(db, p.videoId, p.workspaceId, { includeDeleted: true });
+        if (!row) return { deliveries: 0 };
+        const { renditions, tags } = await loadRelations(db, [row.id]);
+        const createdAt = new Date().toISOString();
+        const video = serializeVideo(config, row, renditions.get(row.id) ?? [], tags.get(row.id) ?? []);
+        const data: Record<string, unknown> = { video };
+        if (p.error) data.error = p.error;
+        const payload = { id: p.eventId, type: p.type, created_at: createdAt, workspace_id: p.workspaceId, data };
+        await db('events')
+          .insert({ id: p.eventId, workspace_id: p.workspaceId, video_id: p.videoId, type: p.type, payload, created_at: createdAt })
+          .onConflict('id')
+          .ignore();
+        event = await db('events').where({ id: p.eventId }).first();
+      }
+      const endpoints: Array<{ id: string }> = await db('webhook_endpoints')
+        .where({ workspace_id: p.workspaceId, enabled: true })
+        .whereNull('deleted_at')
+        .andWhere((q) => q.whereNull('events').orWhereRaw('? = any(events)', [p.type]))
+        .select('id');
+      for (const ep of endpoints) {
+        await db('webhook_deliveries')
+          .insert({ id: newId('dlv'), endpoint_id: ep.id, event_id: event.id, status: 'pending' })
+          .onConflict(['endpoint_id', 'event_id'])
+          .ignore();
+        const delivery = await db('webhook_deliveries').where({ endpoint_id: ep.id, event_id: event.id }).first('id');
+        try {
+          await temporal.workflow.start('webhookDeliveryWorkflow', {
+            taskQueue: config.temporal.taskQueue,
+            workflowId: deliveryWorkflowId(delivery.id),
+            args: [{ deliveryId: delivery.id }],
+          });
+        } catch (err) {
+          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        }
+      }
+      return { deliveries: endpoints.length };
+    },
+  };
+}

@@ -1,0 +1,21 @@
+import type { ActivityDeps } from './deps';
+import { eventActivities } from './events';
+import { fileActivities } from './files';
+import { importActivities } from './import';
+import { mediaActivities } from './media';
+import { stateActivities } from './state';
+
+export type { ActivityDeps } from './deps';
+
+/** Every activity, bound to its dependencies. Workflows import only the type. */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...stateActivities(deps),
+    ...eventActivities(deps),
+    ...fileActivities(deps),
+    ...mediaActivities(deps),
+    ...importActivities(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,22 @@
+/** The few ways a request fails. Handlers throw these; `middleware/errors.ts` renders them. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (code: string, message: string, details?: unknown) => new ApiError(400, code, message, details);
+export const unauthorized = (message = 'A valid API key is required (Authorization: Bearer <key> or X-API-Key)') =>
+  new ApiError(401, 'unauthorized', message);
+export const forbidden = (code: string, message: string) => new ApiError(403, code, message);
+export const notFound = (what = 'Resource') => new ApiError(404, 'not_found', `${what} not found`);
+export const conflict = (code: string, message: string, details?: unknown) => new ApiError(409, code, message, details);
+export const tooLarge = (message: string) => new ApiError(413, 'payload_too_large', message);
+export const rateLimited = (retryAfter: number) =>
+  new ApiError(429, 'rate_limited', 'Too many requests; retry later', undefined, { 'Retry-After': String(retryAfter) });

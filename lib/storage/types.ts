@@ -1,0 +1,59 @@
+import type { Readable } from 'node:stream';
+
+export interface PresignedUpload {
+  url: string;
+  method: 'PUT';
+  /** Headers the client must send with the PUT (they are covered by the signature). */
+  headers: Record<string, string>;
+  expiresIn: number;
+}
+
+export interface ObjectInfo {
+  size: number;
+  contentType?: string;
+}
+
+export interface ByteRange {
+  start: number;
+  end: number; // inclusive
+}
+
+export interface ObjectStream extends ObjectInfo {
+  body: Readable;
+}
+
+/** Object storage as the service needs it; keys are `/`-separated and never start with `/`. */
+export interface Storage {
+  readonly driver: 'local' | 's3';
+  presignPut(key: string, opts: { contentType: string; contentLength: number; expiresIn: number }): Promise<PresignedUpload>;
+  head(key: string): Promise<ObjectInfo | null>;
+  /** null when the object does not exist. */
+  get(key: string, range?: ByteRange): Promise<ObjectStream | null>;
+  put(key: string, body: Readable | Buffer | string, opts?: { contentType?: string; cacheControl?: string }): Promise<void>;
+  putFile(key: string, filePath: string, opts?: { contentType?: string }): Promise<void>;
+  download(key: string, filePath: string): Promise<void>;
+  /** Something ffmpeg can read the object from: a local path, or a short-lived presigned GET URL. */
+  mediaSource(key: string): Promise<string>;
+  list(prefix: string): Promise<string[]>;
+  /** Deletes every object under the prefix; returns how many. Idempotent. */
+  deletePrefix(prefix: string): Promise<number>;
+  /** Throws when the backend is not usable (readiness). */
+  check(): Promise<void>;
+}
+
+export class StorageError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Rejects keys that could escape the storage root. */
+export function assertSafeKey(key: string): void {
+  if (!key || key.startsWith('/') || key.includes('\\') || key.split('/').some((p) => p === '..' || p === '.' || p === '') || /[\0-\x1f]/.test(key)) {
+    throw new StorageError(400, 'invalid_key', `unsafe storage key: ${JSON.stringify(key)}`);
+  }
+}

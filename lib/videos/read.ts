@@ -1,0 +1,140 @@
+import type { Config } from '../config';
+import type { Db } from '../db';
+import { videoPublicId } from '../ids';
+import type { RenditionState, VideoState } from '../../workflows/defs';
+
+export interface VideoRow {
+  id: string;
+  workspace_id: string;
+  title: string;
+  description: string | null;
+  visibility: 'public' | 'unlisted' | 'private';
+  status: 'pending_upload' | 'processing' | 'ready' | 'failed';
+  progress: number;
+  duration_seconds: number | null;
+  width: number | null;
+  height: number | null;
+  size_bytes: number | null;
+  filename: string;
+  content_type: string | null;
+  storage_key: string;
+  source_url: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  folder_id: string | null;
+  thumbnail_ready: boolean;
+  upload_expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  ready_at: Date | null;
+  deleted_at: Date | null;
+}
+
+export interface RenditionRow {
+  video_id: string;
+  name: string;
+  ordinal: number;
+  width: number;
+  height: number;
+  bitrate: number;
+  status: RenditionState['status'];
+  progress: number;
+}
+
+export interface VideoRead {
+  id: string;
+  video_id: string;
+  uuid: string;
+  workspace_id: string;
+  title: string;
+  description: string | null;
+  visibility: string;
+  status: string;
+  progress: number;
+  duration_seconds: number | null;
+  width: number | null;
+  height: number | null;
+  size_bytes: number | null;
+  filename: string;
+  content_type: string | null;
+  storage_key: string;
+  hls_url: string | null;
+  thumbnail_url: string | null;
+  embed_url: string | null;
+  renditions: Array<{ name: string; width: number; height: number; bitrate: number; status: string; progress: number }>;
+  error_message?: string | null;
+  error_code?: string | null;
+  folder_id: string | null;
+  tags: string[];
+  created_at: string;
+  updated_at: string;
+  ready_at: string | null;
+}
+
+export async function loadVideoRow(db: Db, uuid: string, workspaceId?: string, opts: { includeDeleted?: boolean } = {}): Promise<VideoRow | undefined> {
+  const q = db<VideoRow>('videos').where({ id: uuid });
+  if (workspaceId) q.andWhere({ workspace_id: workspaceId });
+  if (!opts.includeDeleted) q.whereNull('deleted_at');
+  return q.first();
+}
+
+/** Renditions and tags for many videos in two queries (lists must not do N+1). */
+export async function loadRelations(db: Db, ids: string[]): Promise<{ renditions: Map<string, RenditionRow[]>; tags: Map<string, string[]> }> {
+  const renditions = new Map<string, RenditionRow[]>();
+  const tags = new Map<string, string[]>();
+  if (ids.length === 0) return { renditions, tags };
+  const [rr, tr] = await Promise.all([
+    db<RenditionRow>('renditions').whereIn('video_id', ids).orderBy(['video_id', 'ordinal']),
+    db('video_tags as vt').join('tags as t', 't.id', 'vt.tag_id').whereIn('vt.video_id', ids).orderBy('t.name').select('vt.video_id', 't.name'),
+  ]);
+  for (const r of rr) renditions.set(r.video_id, [...(renditions.get(r.video_id) ?? []), r]);
+  for (const t of tr as Array<{ video_id: string; name: string }>) tags.set(t.video_id, [...(tags.get(t.video_id) ?? []), t.name]);
+  return { renditions, tags };
+}
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+
+/**
+ * The read shape of SPEC §3. `live` is the workflow's query answer, which is fresher than the
+ * row while the video is being processed.
+ */
+export function serializeVideo(config: Config, row: VideoRow, renditions: RenditionRow[], tags: string[], live?: VideoState): VideoRead {
+  const status = live?.status ?? row.status;
+  const publicId = videoPublicId(row.id);
+  const ready = status === 'ready';
+  const rends = live?.renditions.length
+    ? live.renditions.map((r) => ({ name: r.name, width: r.width, height: r.height, bitrate: r.bitrate, status: r.status, progress: r.progress }))
+    : renditions.map((r) => ({ name: r.name, width: r.width, height: r.height, bitrate: r.bitrate, status: r.status, progress: r.progress }));
+  const out: VideoRead = {
+    id: publicId,
+    video_id: publicId,
+    uuid: row.id,
+    workspace_id: row.workspace_id,
+    title: row.title,
+    description: row.description,
+    visibility: row.visibility,
+    status,
+    progress: live ? live.progress : row.progress,
+    duration_seconds: row.duration_seconds,
+    width: row.width,
+    height: row.height,
+    size_bytes: row.size_bytes,
+    filename: row.filename,
+    content_type: row.content_type,
+    storage_key: row.storage_key,
+    hls_url: ready ? `${config.cdnUrl}/v/${publicId}/master.m3u8` : null,
+    thumbnail_url: ready ? `${config.cdnUrl}/v/${publicId}/thumbnail.jpg` : null,
+    embed_url: ready ? `${config.playerUrl}/embed/${publicId}` : null,
+    renditions: rends,
+    folder_id: row.folder_id,
+    tags,
+    created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
+    ready_at: iso(row.ready_at),
+  };
+  if (status === 'failed') {
+    out.error_code = live?.errorCode ?? row.error_code;
+    out.error_message = live?.errorMessage ?? row.error_message;
+  }
+  return out;
+}

@@ -1,0 +1,33 @@
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config';
+import { type VideoSource, type VideoState, VideoIdKey, videoStateQuery, VideoStatusKey, videoWorkflowId, WorkspaceIdKey } from '../../workflows/defs';
+
+export function startVideoWorkflow(temporal: Client, config: Config, p: { videoId: string; workspaceId: string; storageKey: string; source: VideoSource }) {
+  return temporal.workflow.start('videoWorkflow', {
+    taskQueue: config.temporal.taskQueue,
+    workflowId: videoWorkflowId(p.videoId),
+    args: [{ ...p, transcodeQueue: config.temporal.transcodeQueue, tuning: { heartbeatTimeoutMs: config.temporal.heartbeatTimeoutMs } }],
+    typedSearchAttributes: [
+      { key: VideoIdKey, value: p.videoId },
+      { key: WorkspaceIdKey, value: p.workspaceId },
+      { key: VideoStatusKey, value: p.source.kind === 'upload' ? 'pending_upload' : 'processing' },
+    ],
+  });
+}
+
+/** The workflow's live state, or undefined when it cannot answer quickly (reads fall back to Postgres). */
+export async function queryVideoState(temporal: Client, videoId: string, timeoutMs = 2000): Promise<VideoState | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      temporal.workflow.getHandle(videoWorkflowId(videoId)).query(videoStateQuery),
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), timeoutMs);
+      }),
+    ]);
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import assert from 'node:assert/strict';
+import type { Stack } from './stack';
+
+export interface Uploaded {
+  id: string;
+  uploadUrl: string;
+}
+
+/** PUT a file to a presigned URL as a browser would. */
+export async function putFile(url: string, file: string, contentType = 'video/mp4', headers: Record<string, string> = {}): Promise<Response> {
+  const body = fs.readFileSync(file);
+  return fetch(url, { method: 'PUT', body, headers: { 'Content-Type': contentType, ...headers } });
+}
+
+/** Form A: init → PUT → (optionally) complete. */
+export async function uploadFormA(stack: Stack, file: string, opts: { complete?: boolean; prefix?: string; extra?: Record<string, unknown> } = {}): Promise<Uploaded> {
+  const size = fs.statSync(file).size;
+  const init = await stack.post(`${opts.prefix ?? '/v1'}/upload/init`, { filename: path.basename(file), size, content_type: 'video/mp4', ...opts.extra });
+  assert.equal(init.status, 201, JSON.stringify(init.body));
+  const put = await putFile(init.body.upload_url, file, 'video/mp4', init.body.upload_headers);
+  assert.equal(put.status, 200, await put.text());
+  if (opts.complete !== false) {
+    const done = await stack.post(`${opts.prefix ?? '/v1'}/upload/complete`, { video_id: init.body.video_id });
+    assert.equal(done.status, 202, JSON.stringify(done.body));
+  }
+  return { id: init.body.video_id, uploadUrl: init.body.upload_url };
+}
+
+/** Polls the video until `done(video)` or the timeout; returns the last read. */
+export async function waitForVideo(stack: Stack, id: string, done: (v: Record<string, any>) => boolean, timeoutMs = 90_000): Promise<Record<string, any>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: Record<string, any> = {};
+  while (Date.now() < deadline) {
+    const r = await stack.get(`/v1/videos/${id}`);
+    last = r.body;
+    if (r.status === 200 && done(last)) return last;
+    await new Promise((res) => setTimeout(res, 300));
+  }
+  throw new Error(`video ${id} did not get there in ${timeoutMs} ms; last read: ${JSON.stringify(last)}`);
+}
+
+export const isStatus = (status: string) => (v: Record<string, any>) => v.status === status;
+export const allRenditionsReady = (v: Record<string, any>) =>
+  v.status === 'ready' && v.renditions.length > 0 && v.renditions.every((r: { status: string }) => r.status === 'ready');

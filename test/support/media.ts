@@ -1,0 +1,47 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const cacheDir = path.join(os.tmpdir(), 'vidhost-fixtures');
+
+export interface ClipOptions {
+  width: number;
+  height: number;
+  seconds: number;
+  audio?: boolean;
+  fps?: number;
+}
+
+/** A generated H.264/AAC MP4 (cached across tests by its parameters). */
+export async function makeClip(o: ClipOptions): Promise<string> {
+  const fps = o.fps ?? 24;
+  const audio = o.audio ?? true;
+  fs.mkdirSync(cacheDir, { recursive: true });
+  const file = path.join(cacheDir, `clip_${o.width}x${o.height}_${o.seconds}s_${fps}fps_${audio ? 'a' : 'na'}.mp4`);
+  if (fs.existsSync(file)) return file;
+  const tmp = `${file}.${process.pid}.tmp.mp4`;
+  const args = ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', `testsrc2=size=${o.width}x${o.height}:rate=${fps}:duration=${o.seconds}`];
+  if (audio) args.push('-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${o.seconds}`);
+  args.push('-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-g', String(fps));
+  if (audio) args.push('-c:a', 'aac', '-b:a', '64k');
+  args.push('-movflags', '+faststart', tmp);
+  await run('ffmpeg', args);
+  fs.renameSync(tmp, file);
+  return file;
+}
+
+/** The first `fraction` of a file: a truncated upload. */
+export function truncatedCopy(src: string, fraction: number): string {
+  const buf = fs.readFileSync(src);
+  const out = path.join(cacheDir, `truncated_${fraction}_${path.basename(src)}`);
+  fs.writeFileSync(out, buf.subarray(0, Math.floor(buf.length * fraction)));
+  return out;
+}
+
+export async function ffprobeJson(input: string): Promise<{ streams: Array<Record<string, unknown>>; format: Record<string, unknown> }> {
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_streams', '-show_format', input]);
+  return JSON.parse(stdout);
+}

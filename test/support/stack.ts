@@ -1,0 +1,153 @@
+import http from 'node:http';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@temporalio/client';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import request from 'supertest';
+import { createApp } from '../../api/app';
+import { loadConfig, type Config } from '../../lib/config';
+import { createDb, type Db } from '../../lib/db';
+import { randomToken } from '../../lib/ids';
+import { createApiKey, createWorkspace } from '../../lib/keys';
+import { createLogger } from '../../lib/logger';
+import { createStorage, S3Storage, type Storage } from '../../lib/storage';
+import { createWorkers, workflowsPath } from '../../workers/workers';
+import { onTeardown, s3Server, temporalEnv, testDatabase } from './hooks';
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+/** Bundling the workflows takes seconds; every in-process worker of the run shares one bundle. */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });
+  return bundle;
+}
+
+export interface Workspace {
+  id: string;
+  fullKey: string;
+  readKey: string;
+}
+
+export interface Stack {
+  url: string;
+  config: Config;
+  env: Record<string, string>;
+  db: Db;
+  storage: Storage;
+  temporal: Client;
+  ws: Workspace;
+  /** supertest bound to the stack, with the full key unless `key` says otherwise. */
+  get(p: string, key?: string): request.Test;
+  post(p: string, body?: unknown, key?: string): request.Test;
+  patch(p: string, body?: unknown, key?: string): request.Test;
+  del(p: string, key?: string): request.Test;
+  newWorkspace(plan?: 'free' | 'starter' | 'pro' | 'business'): Promise<Workspace>;
+  close(): Promise<void>;
+}
+
+export interface StackOptions {
+  storage?: 'local' | 's3';
+  env?: Record<string, string>;
+  /** Which worker roles run in this process (default both; [] for none). */
+  workers?: Array<'workflow' | 'transcode'>;
+}
+
+/**
+ * An API on a free port plus in-process workers, on the run's real Temporal, Postgres and (for
+ * `s3`) S3 server. Each stack has its own task queues so stacks never take each other's work.
+ */
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const [temporalTest, tdb] = await Promise.all([temporalEnv(), testDatabase()]);
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const suffix = randomToken(4).replace(/[^a-zA-Z0-9]/g, 'x');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidhost-stack-'));
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    PORT: String(port),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    DATA_DIR: dataDir,
+    DATABASE_URL: tdb.url,
+    TEMPORAL_ADDRESS: temporalTest.address,
+    TEMPORAL_TASK_QUEUE: `video-${suffix}`,
+    TEMPORAL_TRANSCODE_QUEUE: `transcode-${suffix}`,
+    TRANSCODE_CONCURRENCY: '2',
+    TRANSCODE_HEARTBEAT_TIMEOUT_MS: '5000',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    UPLOAD_SIGNING_SECRET: randomToken(24),
+    PLAYBACK_SIGNING_KEYS: `k1:${randomToken(24)}`,
+    WEBHOOK_RETRY_SCHEDULE: '200ms,400ms,800ms',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    ALLOW_LOOPBACK_URLS: 'true',
+    CONFIRM_WAIT_MS: '20000',
+    X264_PRESET: 'ultrafast',
+  };
+  if (opts.storage === 's3') {
+    const s3 = await s3Server();
+    Object.assign(env, {
+      STORAGE_DRIVER: 's3',
+      S3_ENDPOINT: s3.endpoint,
+      S3_BUCKET: `vh-${suffix.toLowerCase()}`,
+      S3_ACCESS_KEY_ID: s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      S3_FORCE_PATH_STYLE: 'true',
+    });
+  }
+  Object.assign(env, opts.env);
+  const config = loadConfig(env);
+  const log = createLogger(config.logLevel, 'test');
+  const db = createDb(config.databaseUrl, 10);
+  const storage = createStorage(config);
+  if (storage instanceof S3Storage) await storage.ensureBucket();
+  const temporal = new Client({ connection: temporalTest.connection, namespace: config.temporal.namespace });
+  const app = createApp({ config, db, storage, temporal, log });
+  server.on('request', app.callback());
+
+  const roles = opts.workers ?? ['workflow', 'transcode'];
+  const w = roles.length
+    ? await createWorkers({ config, db, storage, log }, roles, { connection: temporalTest.nativeConnection, workflowBundle: await workflowBundle() })
+    : undefined;
+  const running = w ? w.workers.map((wk) => wk.run()) : [];
+
+  const makeWorkspace = async (plan: 'free' | 'starter' | 'pro' | 'business' = 'free'): Promise<Workspace> => {
+    const ws = await createWorkspace(db, `test-${randomToken(3)}`, plan);
+    const full = await createApiKey(db, ws.id, 'full', 'test');
+    const read = await createApiKey(db, ws.id, 'read', 'test-read');
+    return { id: ws.id, fullKey: full.secret, readKey: read.secret };
+  };
+  const ws = await makeWorkspace();
+  const agent = request(`http://127.0.0.1:${port}`);
+  const auth = (t: request.Test, key?: string) => t.set('Authorization', `Bearer ${key ?? ws.fullKey}`);
+
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    for (const wk of w?.workers ?? []) if (wk.getState() === 'RUNNING') wk.shutdown();
+    await Promise.allSettled(running);
+    await w?.close();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    await db.destroy();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  onTeardown(close);
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    config,
+    env,
+    db,
+    storage,
+    temporal,
+    ws,
+    get: (p, key) => auth(agent.get(p), key),
+    post: (p, body, key) => auth(agent.post(p), key).send(body as object),
+    patch: (p, body, key) => auth(agent.patch(p), key).send(body as object),
+    del: (p, key) => auth(agent.delete(p), key),
+    newWorkspace: makeWorkspace,
+    close,
+  };
+}

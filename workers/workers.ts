@@ -1,0 +1,65 @@
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import type { Config } from '../lib/config';
+import type { Db } from '../lib/db';
+import type { Logger } from '../lib/logger';
+import type { Storage } from '../lib/storage';
+
+export type Role = 'workflow' | 'transcode';
+
+export interface WorkerDeps {
+  config: Config;
+  db: Db;
+  storage: Storage;
+  log: Logger;
+}
+
+export const workflowsPath = require.resolve('../workflows');
+
+/**
+ * The orchestration worker runs workflows and the quick bookkeeping activities; the transcode
+ * worker runs ffmpeg and storage I/O, as many at once as there are cores. Scale each on its own.
+ */
+export async function createWorkers(
+  deps: WorkerDeps,
+  roles: Role[],
+  opts: { connection?: NativeConnection; workflowBundle?: WorkflowBundleOption } = {},
+): Promise<{ workers: Worker[]; connection: NativeConnection; close: () => Promise<void> }> {
+  const { config } = deps;
+  const connection = opts.connection ?? (await NativeConnection.connect({ address: config.temporal.address }));
+  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  const activities = createActivities({ ...deps, temporal });
+  const workers: Worker[] = [];
+  if (roles.includes('workflow')) {
+    workers.push(
+      await Worker.create({
+        connection,
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.taskQueue,
+        ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
+        activities,
+      }),
+    );
+  }
+  if (roles.includes('transcode')) {
+    workers.push(
+      await Worker.create({
+        connection,
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.transcodeQueue,
+        activities,
+        maxConcurrentActivityTaskExecutions: config.temporal.transcodeConcurrency,
+      }),
+    );
+  }
+  return {
+    workers,
+    connection,
+    close: async () => {
+      await clientConnection.close();
+      if (!opts.connection) await connection.close();
+    },
+  };
+}

@@ -1,0 +1,2 @@
+// The workflow bundle's entry point: every workflow type the workers host.
+export { videoWorkflow } from './video';

@@ -1,0 +1,248 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  uuid4,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { planLadder, type Rung } from '../lib/media/ladder';
+import {
+  completeUploadUpdate,
+  deleteVideoSignal,
+  ErrorCodes,
+  renditionProgressSignal,
+  retryUpdate,
+  type UploadObservation,
+  type VideoState,
+  type VideoStatus,
+  VideoStatusKey,
+  videoStateQuery,
+  type VideoWorkflowInput,
+} from './defs';
+
+const MEDIA_ERRORS = [ErrorCodes.invalidMedia, ErrorCodes.noVideoStream, ErrorCodes.importFailed];
+
+/**
+ * One workflow per video, from creation to deletion (SPEC §5, §11): wait for the upload (or
+ * import from a URL), probe, thumbnail, renditions lowest first with the master playlist
+ * republished after each, then wait for a retry or a delete for as long as the video exists.
+ */
+export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
+  const { videoId, workspaceId, storageKey, source } = input;
+  const tuning = input.tuning ?? {};
+  const acts = proxyActivities<Activities>({
+    startToCloseTimeout: '2 minutes',
+    retry: { initialInterval: '1s', maximumInterval: '1 minute', nonRetryableErrorTypes: MEDIA_ERRORS },
+  });
+  const io = proxyActivities<Activities>({
+    taskQueue: input.transcodeQueue,
+    startToCloseTimeout: '6 hours',
+    heartbeatTimeout: tuning.heartbeatTimeoutMs ?? 30_000,
+    retry: { initialInterval: '2s', maximumInterval: '1 minute', maximumAttempts: 6, nonRetryableErrorTypes: MEDIA_ERRORS },
+  });
+
+  const state: VideoState = {
+    status: source.kind === 'upload' ? 'pending_upload' : 'processing',
+    progress: 0,
+    renditions: [],
+    deleting: false,
+  };
+  let uploaded = false;
+  let retryRequested = false;
+  let deleteRequested = false;
+  let pipeline: CancellationScope | undefined;
+
+  const validateObservation = (obs: UploadObservation, declared: number | null) => {
+    if (obs.objectSize === null) {
+      throw ApplicationFailure.create({ type: ErrorCodes.uploadMissing, message: 'No object was uploaded to the upload URL', nonRetryable: true });
+    }
+    if (declared !== null && obs.objectSize !== declared) {
+      throw ApplicationFailure.create({
+        type: ErrorCodes.uploadSizeMismatch,
+        message: `The uploaded object is ${obs.objectSize} bytes; ${declared} were declared`,
+        nonRetryable: true,
+      });
+    }
+  };
+
+  setHandler(videoStateQuery, () => state);
+  setHandler(deleteVideoSignal, () => {
+    deleteRequested = true;
+    state.deleting = true;
+    pipeline?.cancel();
+  });
+  setHandler(renditionProgressSignal, ({ name, progress }) => {
+    const r = state.renditions.find((x) => x.name === name);
+    if (r && r.status === 'processing') r.progress = Math.max(r.progress, Math.min(99, Math.round(progress)));
+    updateProgress();
+  });
+  setHandler(
+    completeUploadUpdate,
+    () => {
+      if (state.status === 'pending_upload') uploaded = true;
+      return state;
+    },
+    {
+      validator: (obs) => {
+        if (state.deleting) throw ApplicationFailure.create({ type: ErrorCodes.invalidState, message: 'The video is being deleted' });
+        // Already uploaded: accepted as a no-op, so complete/confirm are idempotent.
+        if (state.status !== 'pending_upload' || uploaded) return;
+        validateObservation(obs, source.kind === 'upload' ? source.declaredSize : null);
+      },
+    },
+  );
+  setHandler(
+    retryUpdate,
+    () => {
+      retryRequested = true;
+      return state;
+    },
+    {
+      validator: (obs) => {
+        if (state.status !== 'failed' || state.deleting || retryRequested) {
+          throw ApplicationFailure.create({ type: ErrorCodes.invalidState, message: `Only failed videos can be retried (status: ${state.status})` });
+        }
+        // A URL import may be retried from scratch; an upload needs its original.
+        if (source.kind === 'upload' || obs.objectSize !== null) validateObservation(obs, null);
+      },
+    },
+  );
+
+  function updateProgress(): void {
+    const rs = state.renditions;
+    if (rs.length === 0) return;
+    state.progress = Math.round(rs.reduce((sum, r) => sum + (r.status === 'ready' ? 100 : r.progress), 0) / rs.length);
+  }
+
+  async function setStatus(status: VideoStatus, extra: { errorCode?: string; errorMessage?: string } = {}): Promise<void> {
+    state.status = status;
+    state.errorCode = extra.errorCode;
+    state.errorMessage = extra.errorMessage;
+    upsertSearchAttributes([{ key: VideoStatusKey, value: status }]);
+    await acts.recordState({
+      videoId,
+      status,
+      progress: state.progress,
+      errorCode: extra.errorCode ?? null,
+      errorMessage: extra.errorMessage ?? null,
+      markReady: status === 'ready',
+    });
+  }
+
+  async function emit(type: string, error?: { code: string; message: string }): Promise<void> {
+    // uuid4() is seeded by the workflow, so the event id is stable across replays and retries.
+    await acts.emitEvent({ eventId: `evt_${uuid4().replace(/-/g, '')}`, videoId, workspaceId, type, error });
+  }
+
+  async function fail(code: string, message: string): Promise<void> {
+    await setStatus('failed', { errorCode: code, errorMessage: message });
+    await emit('video.failed', { code, message });
+  }
+
+  async function transcodeAll(): Promise<void> {
+    if (source.kind === 'url' && !(await acts.originalExists({ storageKey }))) {
+      await io.importFromUrl({ videoId, workspaceId, storageKey, url: source.url });
+    }
+    const info = await io.probeSource({ storageKey });
+    const rungs = planLadder({ width: info.width, height: info.height, rotation: info.rotation });
+    state.renditions = rungs.map((r) => ({ name: r.name, width: r.width, height: r.height, bitrate: r.videoBitrate, status: 'queued', progress: 0 }));
+    state.progress = 0;
+    await acts.recordMetadata({
+      videoId,
+      durationSeconds: info.durationSeconds,
+      width: info.width,
+      height: info.height,
+      sizeBytes: info.sizeBytes,
+      renditions: state.renditions,
+    });
+    const thumbnail = io.makeThumbnail({ workspaceId, videoId, storageKey, durationSeconds: info.durationSeconds });
+    const published: Rung[] = [];
+    for (const [i, rung] of rungs.entries()) {
+      const r = state.renditions[i];
+      r.status = 'processing';
+      await acts.recordRendition({ videoId, name: r.name, status: 'processing', progress: 0 });
+      try {
+        await io.transcodeRendition({
+          workspaceId,
+          videoId,
+          storageKey,
+          rung,
+          hasAudio: info.hasAudio,
+          fps: info.fps,
+          durationSeconds: info.durationSeconds,
+        });
+      } catch (err) {
+        if (isCancellation(err) || state.status !== 'ready') throw err;
+        // Already playable: a higher rung failing leaves the video ready without that rung.
+        r.status = 'failed';
+        await acts.recordRendition({ videoId, name: r.name, status: 'failed', progress: r.progress });
+        continue;
+      }
+      r.status = 'ready';
+      r.progress = 100;
+      published.push(rung);
+      updateProgress();
+      await acts.recordRendition({ videoId, name: r.name, status: 'ready', progress: 100 });
+      await io.publishMaster({ workspaceId, videoId, rungs: published });
+      if (state.status !== 'ready') {
+        await thumbnail;
+        await setStatus('ready');
+        await emit('video.ready');
+      }
+    }
+    await acts.recordState({ videoId, progress: state.progress });
+  }
+
+  async function process(): Promise<void> {
+    pipeline = new CancellationScope();
+    try {
+      await pipeline.run(transcodeAll);
+    } catch (err) {
+      if (deleteRequested && isCancellation(err)) return;
+      const cause = err instanceof ActivityFailure ? err.cause : err;
+      if (cause instanceof ApplicationFailure && cause.type && (MEDIA_ERRORS as string[]).includes(cause.type)) {
+        await fail(cause.type, cause.message);
+      } else {
+        await fail(ErrorCodes.processingFailed, `Processing failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+      }
+    } finally {
+      pipeline = undefined;
+    }
+  }
+
+  upsertSearchAttributes([{ key: VideoStatusKey, value: state.status }]);
+  if (source.kind === 'upload') {
+    const arrived = await condition(() => uploaded || deleteRequested, source.uploadTimeoutMs);
+    if (!deleteRequested) {
+      if (arrived) {
+        await setStatus('processing');
+        await emit('video.uploaded');
+      } else {
+        await fail(ErrorCodes.uploadExpired, 'No upload was completed before the upload URL expired');
+      }
+    }
+  }
+
+  while (!deleteRequested) {
+    if (state.status === 'processing') await process();
+    await condition(() => deleteRequested || retryRequested);
+    if (retryRequested && !deleteRequested) {
+      retryRequested = false;
+      state.renditions = [];
+      await setStatus('processing');
+    }
+  }
+
+  // Deletion must finish even though the request to delete is itself a cancellation of sorts.
+  await CancellationScope.nonCancellable(async () => {
+    upsertSearchAttributes([{ key: VideoStatusKey, value: 'deleting' }]);
+    await io.deleteVideoFiles({ workspaceId, videoId });
+    await emit('video.deleted');
+    await acts.purgeVideo({ videoId });
+  });
+}
