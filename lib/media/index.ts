@@ -1,0 +1,8 @@
+// Node-dependent entry point. Workflow (deterministic) code must import './ladder' or './args'
+// directly: this index pulls in child_process via run.ts and probe.ts.
+export * from './ladder';
+export * from './args';
+export * from './errors';
+export * from './run';
+export * from './check';
+export { probe, type MediaInfo } from './probe';
