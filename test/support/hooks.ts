@@ -1,5 +1,9 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createTestDatabase, startS3Server, startTemporal, type S3Server, type TestDatabase } from './services';
+
+// Worker state changes at INFO drown the test report.
+Runtime.install({ logger: new DefaultLogger((process.env.TEST_TEMPORAL_LOG_LEVEL as 'WARN') ?? 'ERROR') });
 
 /** Lazily started shared services; `afterAll` stops whatever was started. */
 const started: { temporal?: Promise<TestWorkflowEnvironment>; db?: Promise<TestDatabase>; s3?: Promise<S3Server> } = {};
