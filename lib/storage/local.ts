@@ -132,6 +132,11 @@ export class LocalStorage implements Storage {
     await this.put(key, createReadStream(filePath), opts);
   }
 
+  /** `put` already streams to a temp file and renames it, so a failed body leaves nothing behind. */
+  async putStream(key: string, body: Readable, opts: { contentType?: string } = {}): Promise<void> {
+    await this.put(key, body, opts);
+  }
+
   async download(key: string, filePath: string): Promise<void> {
     const src = this.file(key);
     await fs.mkdir(path.dirname(filePath), { recursive: true });

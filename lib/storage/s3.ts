@@ -14,6 +14,7 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { assertSafeKey, ByteRange, ObjectInfo, ObjectStream, PresignedUpload, Storage, StorageError } from './types';
 
@@ -115,6 +116,22 @@ export class S3Storage implements Storage {
     await this.client.send(
       new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: createReadStream(filePath), ContentLength: st.size, ContentType: opts.contentType }),
     );
+  }
+
+  /**
+   * Multipart upload: at most `queueSize` parts of 8 MiB are in memory at once, whatever the body's
+   * length (8 MiB × 10,000 parts covers the 5 GiB limit). A failed body aborts the upload.
+   */
+  async putStream(key: string, body: Readable, opts: { contentType?: string } = {}): Promise<void> {
+    assertSafeKey(key);
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.bucket, Key: key, Body: body, ContentType: opts.contentType },
+      partSize: 8 * 1024 * 1024,
+      queueSize: 4,
+      leavePartsOnError: false,
+    });
+    await upload.done();
   }
 
   async download(key: string, filePath: string): Promise<void> {

@@ -31,6 +31,8 @@ export interface Storage {
   get(key: string, range?: ByteRange): Promise<ObjectStream | null>;
   put(key: string, body: Readable | Buffer | string, opts?: { contentType?: string; cacheControl?: string }): Promise<void>;
   putFile(key: string, filePath: string, opts?: { contentType?: string }): Promise<void>;
+  /** A body of unknown length, in constant memory (S3: a multipart upload); nothing is stored if it fails. */
+  putStream(key: string, body: Readable, opts?: { contentType?: string }): Promise<void>;
   download(key: string, filePath: string): Promise<void>;
   /** Something ffmpeg can read the object from: a local path, or a short-lived presigned GET URL. */
   mediaSource(key: string): Promise<string>;
