@@ -1,4 +1,5 @@
 import {
+  ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
@@ -44,6 +45,9 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
     startToCloseTimeout: '6 hours',
     heartbeatTimeout: tuning.heartbeatTimeoutMs ?? 30_000,
     retry: { initialInterval: '2s', maximumInterval: '1 minute', maximumAttempts: 6, nonRetryableErrorTypes: MEDIA_ERRORS },
+    // A cancelled transcode or import settles only once it has stopped (ffmpeg killed, upload
+    // aborted), so a deletion cannot remove the files while it still writes them.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
 
   const state: VideoState = {
@@ -56,6 +60,7 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
   let retryRequested = false;
   let deleteRequested = false;
   let pipeline: CancellationScope | undefined;
+  let thumbnailSettled: Promise<unknown> = Promise.resolve();
 
   const validateObservation = (obs: UploadObservation, declared: number | null) => {
     if (obs.objectSize === null) {
@@ -161,6 +166,8 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
       renditions: state.renditions,
     });
     const thumbnail = io.makeThumbnail({ workspaceId, videoId, storageKey, durationSeconds: info.durationSeconds });
+    // Handled at once: if a rendition fails or is cancelled first, an unobserved rejection would fail the workflow task.
+    thumbnailSettled = thumbnail.catch(() => undefined);
     const published: Rung[] = [];
     for (const [i, rung] of rungs.entries()) {
       const r = state.renditions[i];
@@ -203,7 +210,12 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
     try {
       await pipeline.run(transcodeAll);
     } catch (err) {
-      if (deleteRequested && isCancellation(err)) return;
+      // Once a delete is requested any failure is moot (a cancelled activity may also end in a
+      // timeout); wait for the thumbnail too, so no activity writes files after they are removed.
+      if (deleteRequested) {
+        await thumbnailSettled;
+        return;
+      }
       const cause = err instanceof ActivityFailure ? err.cause : err;
       if (cause instanceof ApplicationFailure && cause.type && (MEDIA_ERRORS as string[]).includes(cause.type)) {
         await fail(cause.type, cause.message);
