@@ -12,9 +12,12 @@ import { applyListQuery, encodeCursor, listQuery } from './list';
 
 /** One video in its read shape; while it is being processed the workflow's query supplies live state. */
 export async function readVideo(deps: Deps, row: VideoRow) {
-  const live = row.status === 'processing' || row.status === 'pending_upload' ? await queryVideoState(deps.temporal, row.id) : undefined;
   const { renditions, tags } = await loadRelations(deps.db, [row.id]);
-  return serializeVideo(deps.config, row, renditions.get(row.id) ?? [], tags.get(row.id) ?? [], live);
+  const rends = renditions.get(row.id) ?? [];
+  // Ready videos may still be adding higher rungs; ask the workflow until the ladder is done.
+  const working = row.status === 'processing' || row.status === 'pending_upload' || rends.some((r) => r.status === 'queued' || r.status === 'processing');
+  const live = working ? await queryVideoState(deps.temporal, row.id) : undefined;
+  return serializeVideo(deps.config, row, rends, tags.get(row.id) ?? [], live);
 }
 
 export function videoRoutes(r: Router, deps: Deps): void {
