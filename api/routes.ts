@@ -1,6 +1,8 @@
 import Router from '@koa/router';
+import { cdnRoutes } from './cdn/routes';
 import type { Deps } from './deps';
 import { healthRoutes } from './health/routes';
+import { playbackRoutes } from './playback/routes';
 import { storageRoutes } from './storage/routes';
 import { uploadRoutes } from './upload/routes';
 import { videoRoutes } from './videos/routes';
@@ -8,13 +10,13 @@ import { videoRoutes } from './videos/routes';
 /** Key-less surfaces: health, local-storage uploads, CDN, player. */
 export function publicRouter(deps: Deps): Router {
   const r = new Router();
-  for (const mount of [healthRoutes, storageRoutes]) mount(r, deps);
+  for (const mount of [healthRoutes, storageRoutes, cdnRoutes]) mount(r, deps);
   return r;
 }
 
 /** Everything behind an API key. One resource, one folder. */
 export function apiRouter(deps: Deps): Router {
   const r = new Router();
-  for (const mount of [uploadRoutes, videoRoutes]) mount(r, deps);
+  for (const mount of [uploadRoutes, videoRoutes, playbackRoutes]) mount(r, deps);
   return r;
 }

@@ -1,0 +1,45 @@
+import { keys } from '../../lib/storage';
+
+export type FileKind = 'playlist' | 'segment' | 'thumbnail';
+
+export interface CdnFile {
+  kind: FileKind;
+  contentType: string;
+  key: (workspaceId: string, videoId: string) => string;
+}
+
+// The whole grammar of a CDN path after `/v/`: the subject (a public id, a UUID or a token)
+// and one of the published file names. Nothing else reaches storage, so no traversal.
+const PATH_RE =
+  /^(vid_[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\/(?:(master\.m3u8|thumbnail\.jpg)|([1-9][0-9]{1,4}p)\/(index\.m3u8|seg_[0-9]{5,6}\.ts))$/;
+
+const PLAYLIST = 'application/vnd.apple.mpegurl';
+
+/** Parses `<subject>/<file>`; null for anything that is not a file the pipeline publishes. */
+export function parseCdnPath(rest: string): { subject: string; isId: boolean; file: CdnFile } | null {
+  const m = PATH_RE.exec(rest);
+  if (!m) return null;
+  const [, subject, top, rung, name] = m;
+  const isId = !subject.includes('.');
+  if (top === 'master.m3u8') return { subject, isId, file: { kind: 'playlist', contentType: PLAYLIST, key: keys.master } };
+  if (top === 'thumbnail.jpg') return { subject, isId, file: { kind: 'thumbnail', contentType: 'image/jpeg', key: keys.thumbnail } };
+  const key = (ws: string, vid: string) => keys.rendition(ws, vid, rung) + name;
+  return name === 'index.m3u8'
+    ? { subject, isId, file: { kind: 'playlist', contentType: PLAYLIST, key } }
+    : { subject, isId, file: { kind: 'segment', contentType: 'video/mp2t', key } };
+}
+
+const YEAR = 31_536_000;
+
+/**
+ * Segments never change. The master playlist gains a line per finished rendition, so it is
+ * short-lived until the ladder is complete. Token URLs are private and never outlive the token:
+ * a shared cache must not keep serving a private video after its signed URL expired.
+ */
+export function cacheControl(kind: FileKind, opts: { growing: boolean; tokenExpiresAt: Date | null; now?: number }): string {
+  const base = kind === 'segment' ? YEAR : kind === 'thumbnail' ? 3600 : opts.growing ? 5 : 300;
+  const immutable = kind === 'segment' ? ', immutable' : '';
+  if (!opts.tokenExpiresAt) return `public, max-age=${base}${immutable}`;
+  const left = Math.max(0, Math.floor((opts.tokenExpiresAt.getTime() - (opts.now ?? Date.now())) / 1000));
+  return `private, max-age=${Math.min(base, left)}${immutable}`;
+}

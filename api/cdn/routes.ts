@@ -1,0 +1,98 @@
+import { pipeline } from 'node:stream/promises';
+import type Router from '@koa/router';
+import type { ParameterizedContext } from 'koa';
+import { resolvePlayback } from '../../lib/playback/access';
+import { BandwidthMeter, MONTHLY_BANDWIDTH_BYTES } from '../../lib/playback/bandwidth';
+import { mountPath } from '../../lib/playback/urls';
+import type { ByteRange } from '../../lib/storage';
+import type { Deps } from '../deps';
+import { ApiError, forbidden, notFound } from '../errors';
+import { cacheControl, parseCdnPath } from './files';
+import { parseRange } from './range';
+
+function cors(ctx: ParameterizedContext): void {
+  ctx.set('Access-Control-Allow-Origin', '*');
+  ctx.set('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges');
+}
+
+/**
+ * `{cdn_url}/v/<vid_id | uuid | token>/<file>` (SPEC §7): key-less, streamed from storage, with
+ * Range, CORS and caching a CDN in front can honour. Free workspaces stop at their bandwidth.
+ */
+export function cdnRoutes(r: Router, deps: Deps): void {
+  const base = `${mountPath(deps.config.cdnUrl)}/v/`;
+  const meter = new BandwidthMeter(deps.db, deps.log);
+
+  r.options(`${base}*rest`, (ctx) => {
+    cors(ctx);
+    ctx.set('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS');
+    ctx.set('Access-Control-Allow-Headers', 'Range');
+    ctx.set('Access-Control-Max-Age', '86400');
+    ctx.status = 204;
+  });
+
+  r.get(`${base}*rest`, async (ctx) => {
+    cors(ctx);
+    ctx.set('Cache-Control', 'no-store');
+    // ctx.path is still percent-encoded: an encoded slash or dot never matches the grammar.
+    const parsed = parseCdnPath(ctx.path.slice(base.length));
+    if (!parsed) throw notFound('File');
+    const access = await resolvePlayback(deps.db, deps.config.playback, parsed.isId ? { id: parsed.subject } : { token: parsed.subject });
+    if (access.kind === 'not_found') throw notFound('Video');
+    if (access.kind === 'forbidden') throw forbidden('forbidden', 'This video needs a valid playback token (GET /playback/{id})');
+    const { video, grant } = access;
+    if (video.status !== 'ready') throw notFound('Video');
+
+    const allowance = MONTHLY_BANDWIDTH_BYTES[video.plan];
+    if (allowance !== undefined && video.bandwidth_bytes + meter.pending(video.workspace_id, video.month) >= allowance) {
+      throw forbidden('bandwidth_quota_exceeded', `The workspace has used its ${video.plan} plan's monthly bandwidth of ${allowance} bytes`);
+    }
+
+    const key = parsed.file.key(video.workspace_id, video.id);
+    const found = () => {
+      ctx.set('Accept-Ranges', 'bytes');
+      ctx.set('Cache-Control', cacheControl(parsed.file.kind, { growing: video.growing, tokenExpiresAt: grant?.expiresAt ?? null }));
+      ctx.type = parsed.file.contentType;
+    };
+    const rangeHeader = ctx.get('range');
+    let range: ByteRange | undefined;
+    if (rangeHeader || ctx.method === 'HEAD') {
+      const info = await deps.storage.head(key);
+      if (!info) throw notFound('File');
+      if (ctx.method === 'HEAD') {
+        found();
+        ctx.status = 200;
+        ctx.length = info.size;
+        return;
+      }
+      const want = parseRange(rangeHeader, info.size);
+      if (want.kind === 'unsatisfiable') {
+        const headers = { 'Content-Range': `bytes */${info.size}` };
+        throw new ApiError(416, 'range_not_satisfiable', `The range is outside the file's ${info.size} bytes`, undefined, headers);
+      }
+      if (want.kind === 'range') range = want;
+    }
+    const object = await deps.storage.get(key, range);
+    if (!object) throw notFound('File');
+    found();
+    if (range) {
+      ctx.status = 206;
+      ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${object.size}`);
+    } else {
+      ctx.status = 200;
+    }
+    ctx.length = range ? range.end - range.start + 1 : object.size;
+    // Players abort downloads all the time (seeks, quality switches). Koa would log each one as
+    // an error, so the body is piped here, and only the bytes that left storage are counted.
+    ctx.respond = false;
+    let sent = 0;
+    object.body.on('data', (chunk: Buffer) => (sent += chunk.length));
+    try {
+      await pipeline(object.body, ctx.res);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') ctx.state.log?.warn({ err, key }, 'CDN stream failed');
+    } finally {
+      meter.record(video.workspace_id, video.month, sent);
+    }
+  });
+}

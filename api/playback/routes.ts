@@ -1,0 +1,35 @@
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { videoPublicId } from '../../lib/ids';
+import { signPlaybackToken } from '../../lib/playback/tokens';
+import { cdnUrl } from '../../lib/playback/urls';
+import type { Deps } from '../deps';
+import { conflict } from '../errors';
+import { parseQuery } from '../middleware/validate';
+import { findVideo } from '../videos/find';
+
+const playbackQuery = z.object({
+  ttl: z.coerce.number().int().min(60).max(86_400).default(3600),
+});
+
+/** SPEC §7: signed playback URLs; the token is a path segment so relative playlist URIs carry it. */
+export function playbackRoutes(r: Router, deps: Deps): void {
+  r.get('/playback/:id', async (ctx) => {
+    const { ttl } = parseQuery(ctx, playbackQuery);
+    const video = await findVideo(ctx, deps, ctx.params.id);
+    if (video.status !== 'ready') {
+      throw conflict('not_ready', `The video is not playable yet (status: ${video.status})`, { status: video.status });
+    }
+    const { token, expiresAt } = await signPlaybackToken(deps.config.playback, video.id, ttl);
+    const publicId = videoPublicId(video.id);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      video_id: publicId,
+      hls_url: cdnUrl(deps.config, token, 'master.m3u8'),
+      thumbnail_url: cdnUrl(deps.config, token, 'thumbnail.jpg'),
+      embed_url: `${deps.config.playerUrl}/embed/${publicId}?token=${token}`,
+      token,
+      expires_at: expiresAt.toISOString(),
+    };
+  });
+}

@@ -1,0 +1,61 @@
+import type { Config } from '../config';
+import type { Db } from '../db';
+import { parseVideoId } from '../ids';
+import type { VideoRow } from '../videos/read';
+import { monthOf } from './bandwidth';
+import { type PlaybackGrant, verifyPlaybackToken } from './tokens';
+
+/** What the key-less surfaces need to know about a video, in one query. */
+export interface PlaybackVideo {
+  id: string;
+  workspace_id: string;
+  visibility: VideoRow['visibility'];
+  status: VideoRow['status'];
+  title: string;
+  error_message: string | null;
+  plan: string;
+  /** Some rendition is still queued or processing: the master playlist will change. */
+  growing: boolean;
+  /** Bytes recorded in `bandwidth_usage` for the workspace in `month`. */
+  bandwidth_bytes: number;
+  month: string;
+}
+
+export async function loadPlaybackVideo(db: Db, uuid: string, month = monthOf()): Promise<PlaybackVideo | undefined> {
+  const { rows } = await db.raw(
+    `select v.id, v.workspace_id, v.visibility, v.status, v.title, v.error_message, w.plan,
+            exists (select 1 from renditions r where r.video_id = v.id and r.status in ('queued', 'processing')) as growing,
+            coalesce((select b.bytes from bandwidth_usage b where b.workspace_id = v.workspace_id and b.month = ?::date), 0) as bandwidth_bytes
+       from videos v join workspaces w on w.id = v.workspace_id
+      where v.id = ? and v.deleted_at is null`,
+    [month, uuid],
+  );
+  return rows[0] ? { ...rows[0], bandwidth_bytes: Number(rows[0].bandwidth_bytes), month } : undefined;
+}
+
+export type PlaybackAccess =
+  | { kind: 'ok'; video: PlaybackVideo; grant: PlaybackGrant | null }
+  | { kind: 'not_found' }
+  | { kind: 'forbidden' };
+
+/**
+ * SPEC §3/§7: public and unlisted videos play by id; private ones only with a token whose `sub`
+ * is that video. With `id` (player pages) a token for another video is no grant; with a token
+ * alone (CDN token paths) the token names the video.
+ */
+export async function resolvePlayback(db: Db, playback: Config['playback'], ref: { id?: string; token?: string }): Promise<PlaybackAccess> {
+  let grant = ref.token ? await verifyPlaybackToken(playback, ref.token) : null;
+  let uuid: string | null;
+  if (ref.id !== undefined) {
+    uuid = parseVideoId(ref.id);
+    if (!uuid) return { kind: 'not_found' };
+    if (grant && grant.videoUuid !== uuid) grant = null;
+  } else {
+    if (!grant) return { kind: 'forbidden' };
+    uuid = grant.videoUuid;
+  }
+  const video = await loadPlaybackVideo(db, uuid);
+  if (!video) return { kind: 'not_found' };
+  if (video.visibility === 'private' && !grant) return { kind: 'forbidden' };
+  return { kind: 'ok', video, grant };
+}

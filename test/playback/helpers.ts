@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { SignJWT, type JWTPayload } from 'jose';
+import { allRenditionsReady, uploadFormA, waitForVideo } from '../support/flow';
+import type { Stack } from '../support/stack';
+
+/** A video that has finished its whole ladder; `visibility` is set at upload init. */
+export async function readyVideo(stack: Stack, clip: string, visibility: 'public' | 'unlisted' | 'private' = 'unlisted') {
+  const up = await uploadFormA(stack, clip, { extra: { visibility, title: `${visibility} clip` } });
+  const video = await waitForVideo(stack, up.id, allRenditionsReady);
+  assert.equal(video.visibility, visibility);
+  return { id: video.id as string, uuid: video.uuid as string, rung: video.renditions[0].name as string };
+}
+
+/** The secret of `kid` in a stack's PLAYBACK_SIGNING_KEYS ("kid:secret,..."). */
+export function secretOf(stack: Stack, kid: string): Uint8Array {
+  for (const pair of stack.env.PLAYBACK_SIGNING_KEYS.split(',')) {
+    const i = pair.indexOf(':');
+    if (pair.slice(0, i) === kid) return new TextEncoder().encode(pair.slice(i + 1));
+  }
+  throw new Error(`no playback key ${kid} in the stack's env`);
+}
+
+/** A playback token made by hand, so tests can forge what the API never would. */
+export function signToken(secret: Uint8Array, kid: string, claims: JWTPayload): Promise<string> {
+  return new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid }).sign(secret);
+}
+
+export const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** The relative URIs of a playlist (its non-comment lines). */
+export function playlistUris(text: string): string[] {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
+}
