@@ -14,7 +14,7 @@ async function text(body: Readable): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const put = (url: string, body: Buffer | string, headers: Record<string, string>) => fetch(url, { method: 'PUT', body, headers });
+const put = (url: string, body: Buffer | string, headers: Record<string, string>) => fetch(url, { method: 'PUT', body: body as BodyInit, headers });
 
 /** One suite, both drivers: whatever one driver promises, the other keeps. */
 for (const driver of ['local', 's3'] as const) {

@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { Worker } from '@temporalio/worker';
+import type { Activities } from '../../activities';
+import { completeUploadUpdate, deleteVideoSignal, videoStateQuery, type VideoWorkflowInput } from '../../workflows/defs';
+import { temporalEnv } from '../support/hooks';
+import { workflowBundle } from '../support/stack';
+import { randomToken } from '../../lib/ids';
+
+/**
+ * The workflow alone, with stubbed activities: the order of steps and events, not ffmpeg.
+ * (The pipeline tests run the same workflow with the real activities.)
+ */
+function stubs(log: string[], probe: Partial<Awaited<ReturnType<Activities['probeSource']>>> = {}): Partial<Activities> {
+  const rec = (name: string) => async (arg: unknown) => {
+    log.push(`${name}${summary(name, arg)}`);
+  };
+  return {
+    recordState: rec('recordState') as Activities['recordState'],
+    recordMetadata: rec('recordMetadata') as Activities['recordMetadata'],
+    recordRendition: async () => undefined,
+    emitEvent: (async (p: { type: string }) => {
+      log.push(`event:${p.type}`);
+      return { deliveries: 0 };
+    }) as Activities['emitEvent'],
+    originalExists: async () => true,
+    probeSource: (async () => ({
+      durationSeconds: 10,
+      width: 1920,
+      height: 1080,
+      rotation: 0,
+      fps: 30,
+      videoCodec: 'h264',
+      hasAudio: true,
+      formatName: 'mp4',
+      sizeBytes: 1000,
+      ...probe,
+    })) as Activities['probeSource'],
+    makeThumbnail: rec('thumbnail') as Activities['makeThumbnail'],
+    transcodeRendition: (async (p: { rung: { name: string } }) => {
+      log.push(`transcode:${p.rung.name}`);
+      return { segments: 2 };
+    }) as Activities['transcodeRendition'],
+    publishMaster: (async (p: { rungs: Array<{ name: string }> }) => {
+      log.push(`master:${p.rungs.map((r) => r.name).join('+')}`);
+    }) as Activities['publishMaster'],
+    deleteVideoFiles: (async () => {
+      log.push('deleteFiles');
+      return { deleted: 3 };
+    }) as Activities['deleteVideoFiles'],
+    purgeVideo: rec('purge') as Activities['purgeVideo'],
+  };
+}
+
+function summary(name: string, arg: unknown): string {
+  if (name === 'recordState') {
+    const a = arg as { status?: string };
+    return a.status ? `:${a.status}` : '';
+  }
+  return '';
+}
+
+describe('video workflow with stubbed activities', function () {
+  this.timeout(60_000);
+
+  it('runs renditions lowest first, republishes the master after each, and is ready after the first', async () => {
+    const env = await temporalEnv();
+    const taskQueue = `stub-${randomToken(4)}`;
+    const log: string[] = [];
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities: stubs(log),
+    });
+    const input: VideoWorkflowInput = {
+      videoId: '00000000-0000-7000-8000-000000000001',
+      workspaceId: 'ws_test',
+      storageKey: 'originals/ws_test/x/a.mp4',
+      source: { kind: 'upload', declaredSize: 1000, contentType: 'video/mp4', uploadTimeoutMs: 60_000 },
+      transcodeQueue: taskQueue,
+    };
+    await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start('videoWorkflow', { taskQueue, workflowId: `stub-${randomToken(6)}`, args: [input] });
+      assert.equal((await handle.query(videoStateQuery)).status, 'pending_upload');
+      const rejection = (type: string) => (err: { cause?: { type?: string } }) => err.cause?.type === type;
+      await assert.rejects(handle.executeUpdate(completeUploadUpdate, { args: [{ objectSize: 999 }] }), rejection('upload_size_mismatch'));
+      await assert.rejects(handle.executeUpdate(completeUploadUpdate, { args: [{ objectSize: null }] }), rejection('upload_missing'));
+      const state = await handle.executeUpdate(completeUploadUpdate, { args: [{ objectSize: 1000 }] });
+      assert.equal(state.status, 'pending_upload'); // the handler only records the upload; the main loop moves on
+      for (let i = 0; i < 100 && !log.includes('master:240p+360p+480p+720p+1080p'); i++) await new Promise((r) => setTimeout(r, 50));
+      const done = await handle.query(videoStateQuery);
+      assert.equal(done.status, 'ready');
+      assert.equal(done.progress, 100);
+      await handle.signal(deleteVideoSignal);
+      await handle.result();
+    });
+    assert.deepEqual(log, [
+      'recordState:processing',
+      'event:video.uploaded',
+      'recordMetadata',
+      'thumbnail',
+      'transcode:240p',
+      'master:240p',
+      'recordState:ready',
+      'event:video.ready',
+      'transcode:360p',
+      'master:240p+360p',
+      'transcode:480p',
+      'master:240p+360p+480p',
+      'transcode:720p',
+      'master:240p+360p+480p+720p',
+      'transcode:1080p',
+      'master:240p+360p+480p+720p+1080p',
+      'recordState',
+      'deleteFiles',
+      'event:video.deleted',
+      'purge',
+    ]);
+  });
+
+  it('a delete while waiting for the upload removes files and emits video.deleted without processing', async () => {
+    const env = await temporalEnv();
+    const taskQueue = `stub-${randomToken(4)}`;
+    const log: string[] = [];
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: stubs(log) });
+    await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start('videoWorkflow', {
+        taskQueue,
+        workflowId: `stub-${randomToken(6)}`,
+        args: [
+          {
+            videoId: '00000000-0000-7000-8000-000000000002',
+            workspaceId: 'ws_test',
+            storageKey: 'originals/ws_test/y/a.mp4',
+            source: { kind: 'upload', declaredSize: 10, contentType: 'video/mp4', uploadTimeoutMs: 60_000 },
+            transcodeQueue: taskQueue,
+          } satisfies VideoWorkflowInput,
+        ],
+      });
+      await handle.signal(deleteVideoSignal);
+      await handle.result();
+    });
+    assert.deepEqual(log, ['deleteFiles', 'event:video.deleted', 'purge']);
+  });
+});
