@@ -1,9 +1,12 @@
 import Router from '@koa/router';
 import { cdnRoutes } from './cdn/routes';
 import type { Deps } from './deps';
+import { folderRoutes } from './folders/routes';
 import { healthRoutes } from './health/routes';
+import { keyRoutes } from './keys/routes';
 import { playbackRoutes } from './playback/routes';
 import { storageRoutes } from './storage/routes';
+import { tagRoutes } from './tags/routes';
 import { uploadRoutes } from './upload/routes';
 import { videoRoutes } from './videos/routes';
 
@@ -17,6 +20,6 @@ export function publicRouter(deps: Deps): Router {
 /** Everything behind an API key. One resource, one folder. */
 export function apiRouter(deps: Deps): Router {
   const r = new Router();
-  for (const mount of [uploadRoutes, videoRoutes, playbackRoutes]) mount(r, deps);
+  for (const mount of [uploadRoutes, videoRoutes, folderRoutes, tagRoutes, keyRoutes, playbackRoutes]) mount(r, deps);
   return r;
 }
