@@ -8,6 +8,7 @@ import { playbackRoutes } from './playback/routes';
 import { storageRoutes } from './storage/routes';
 import { tagRoutes } from './tags/routes';
 import { uploadRoutes } from './upload/routes';
+import { manageVideoRoutes } from './videos/manage';
 import { videoRoutes } from './videos/routes';
 
 /** Key-less surfaces: health, local-storage uploads, CDN, player. */
@@ -20,6 +21,6 @@ export function publicRouter(deps: Deps): Router {
 /** Everything behind an API key. One resource, one folder. */
 export function apiRouter(deps: Deps): Router {
   const r = new Router();
-  for (const mount of [uploadRoutes, videoRoutes, folderRoutes, tagRoutes, keyRoutes, playbackRoutes]) mount(r, deps);
+  for (const mount of [uploadRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, playbackRoutes]) mount(r, deps);
   return r;
 }

@@ -1,0 +1,111 @@
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { setVideoTags } from '../../lib/tags';
+import { loadVideoRow, type VideoRow } from '../../lib/videos/read';
+import { deleteVideoSignal, type VideoSource, VideoIdKey, VideoStatusKey, videoWorkflowId, WorkspaceIdKey } from '../../workflows/defs';
+import type { Deps } from '../deps';
+import { ApiError, badRequest, notFound } from '../errors';
+import { auth } from '../middleware/auth';
+import { parseBody } from '../middleware/validate';
+import { tagNames, visibility } from '../upload/schema';
+import { findVideo } from './find';
+import { readVideo } from './routes';
+
+export const patchBody = z
+  .object({
+    title: z.string().trim().min(1).max(200),
+    description: z.string().max(5000).nullable(),
+    visibility,
+    folder_id: z.string().max(100).nullable(),
+    tags: tagNames,
+  })
+  .partial()
+  .strict();
+
+/** The input a video's workflow would have been started with, for a deletion that must start it again. */
+function reconstructInput(deps: Deps, row: VideoRow): VideoSource {
+  if (row.source_url) return { kind: 'url', url: row.source_url };
+  const { upload } = deps.config;
+  return {
+    kind: 'upload',
+    declaredSize: row.size_bytes ?? 0,
+    contentType: row.content_type ?? 'application/octet-stream',
+    uploadTimeoutMs: (upload.urlTtlSeconds + upload.graceSeconds) * 1000,
+  };
+}
+
+/**
+ * Hands the deletion to the video's workflow, which cancels in-flight work, removes the files and
+ * then the row. signalWithStart signals a running workflow, and starts one to do the deletion when
+ * none runs (terminated by an operator, say), so the files never outlive the request.
+ */
+async function requestDeletion(deps: Deps, row: VideoRow): Promise<void> {
+  const { config, temporal } = deps;
+  await temporal.workflow.signalWithStart('videoWorkflow', {
+    taskQueue: config.temporal.taskQueue,
+    workflowId: videoWorkflowId(row.id),
+    args: [
+      {
+        videoId: row.id,
+        workspaceId: row.workspace_id,
+        storageKey: row.storage_key,
+        source: reconstructInput(deps, row),
+        transcodeQueue: config.temporal.transcodeQueue,
+        tuning: { heartbeatTimeoutMs: config.temporal.heartbeatTimeoutMs },
+      },
+    ],
+    signal: deleteVideoSignal,
+    signalArgs: [],
+    typedSearchAttributes: [
+      { key: VideoIdKey, value: row.id },
+      { key: WorkspaceIdKey, value: row.workspace_id },
+      { key: VideoStatusKey, value: 'deleting' },
+    ],
+  });
+}
+
+export function manageVideoRoutes(r: Router, deps: Deps): void {
+  const { db } = deps;
+
+  r.patch('/videos/:id', async (ctx) => {
+    const row = await findVideo(ctx, deps, ctx.params.id);
+    const body = parseBody(ctx, patchBody);
+    const { workspaceId } = auth(ctx);
+    if (body.folder_id) {
+      const folder = await db('folders').where({ id: body.folder_id, workspace_id: workspaceId }).first('id');
+      if (!folder) throw badRequest('invalid_parameters', 'folder_id does not name a folder of this workspace', [{ field: 'folder_id', message: 'not found' }]);
+    }
+    const patch: Record<string, unknown> = {};
+    if (body.title !== undefined) patch.title = body.title;
+    if (body.description !== undefined) patch.description = body.description;
+    if (body.visibility !== undefined) patch.visibility = body.visibility;
+    if (body.folder_id !== undefined) patch.folder_id = body.folder_id;
+    const changed = await db.transaction(async (tx) => {
+      const n = await tx('videos')
+        .where({ id: row.id })
+        .whereNull('deleted_at')
+        .update({ ...patch, updated_at: tx.fn.now() });
+      if (n && body.tags) await setVideoTags(tx, workspaceId, row.id, body.tags);
+      return n > 0;
+    });
+    const fresh = changed ? await loadVideoRow(db, row.id, workspaceId) : undefined;
+    if (!fresh) throw notFound('Video');
+    ctx.body = await readVideo(deps, fresh);
+  });
+
+  r.delete('/videos/:id', async (ctx) => {
+    const row = await findVideo(ctx, deps, ctx.params.id);
+    // Hidden at once: every read filters on deleted_at, so the video is a 404 from here on.
+    const n = await db('videos').where({ id: row.id }).whereNull('deleted_at').update({ deleted_at: db.fn.now() });
+    if (!n) throw notFound('Video');
+    try {
+      await requestDeletion(deps, row);
+    } catch (err) {
+      // Without the workflow nobody would remove the files: show the video again and say so.
+      await db('videos').where({ id: row.id }).update({ deleted_at: null });
+      ctx.state.log?.error({ err, videoId: row.id }, 'could not hand the deletion to the workflow');
+      throw new ApiError(503, 'temporarily_unavailable', 'The processing service is unavailable; try again shortly');
+    }
+    ctx.status = 204;
+  });
+}
