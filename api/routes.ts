@@ -7,6 +7,7 @@ import { keyRoutes } from './keys/routes';
 import { playbackRoutes } from './playback/routes';
 import { storageRoutes } from './storage/routes';
 import { tagRoutes } from './tags/routes';
+import { fromUrlRoutes } from './upload/fromUrl';
 import { uploadRoutes } from './upload/routes';
 import { manageVideoRoutes } from './videos/manage';
 import { videoRoutes } from './videos/routes';
@@ -21,6 +22,6 @@ export function publicRouter(deps: Deps): Router {
 /** Everything behind an API key. One resource, one folder. */
 export function apiRouter(deps: Deps): Router {
   const r = new Router();
-  for (const mount of [uploadRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, playbackRoutes]) mount(r, deps);
+  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, playbackRoutes]) mount(r, deps);
   return r;
 }
