@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { newId } from '../lib/ids';
 import { loadRelations, loadVideoRow, serializeVideo } from '../lib/videos/read';
+import type { DeliveryWorkflowInput } from '../workflows/delivery';
 import type { ActivityDeps } from './deps';
 
 export interface EmitEventInput {
@@ -51,7 +52,9 @@ export function eventActivities({ config, db, temporal }: ActivityDeps) {
           await temporal.workflow.start('webhookDeliveryWorkflow', {
             taskQueue: config.temporal.taskQueue,
             workflowId: deliveryWorkflowId(delivery.id),
-            args: [{ deliveryId: delivery.id }],
+            // A retried emitEvent must not send again what a finished run delivered.
+            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+            args: [{ deliveryId: delivery.id, scheduleMs: [...config.webhooks.retryScheduleMs] } satisfies DeliveryWorkflowInput],
           });
         } catch (err) {
           if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -4,6 +4,7 @@ import { fileActivities } from './files';
 import { importActivities } from './import';
 import { mediaActivities } from './media';
 import { stateActivities } from './state';
+import { webhookActivities } from './webhooks';
 
 export type { ActivityDeps } from './deps';
 
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     ...fileActivities(deps),
     ...mediaActivities(deps),
     ...importActivities(deps),
+    ...webhookActivities(deps),
   };
 }
 

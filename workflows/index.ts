@@ -1,2 +1,3 @@
 // The workflow bundle's entry point: every workflow type the workers host.
 export { videoWorkflow } from './video';
+export { webhookDeliveryWorkflow } from './delivery';
