@@ -11,6 +11,7 @@ import { fromUrlRoutes } from './upload/fromUrl';
 import { uploadRoutes } from './upload/routes';
 import { manageVideoRoutes } from './videos/manage';
 import { videoRoutes } from './videos/routes';
+import { webhookRoutes } from './webhooks/routes';
 
 /** Key-less surfaces: health, local-storage uploads, CDN, player. */
 export function publicRouter(deps: Deps): Router {
@@ -22,6 +23,6 @@ export function publicRouter(deps: Deps): Router {
 /** Everything behind an API key. One resource, one folder. */
 export function apiRouter(deps: Deps): Router {
   const r = new Router();
-  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, playbackRoutes]) mount(r, deps);
+  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes]) mount(r, deps);
   return r;
 }
