@@ -5,6 +5,7 @@ import { folderRoutes } from './folders/routes';
 import { healthRoutes } from './health/routes';
 import { keyRoutes } from './keys/routes';
 import { playbackRoutes } from './playback/routes';
+import { playerRoutes } from './player/routes';
 import { storageRoutes } from './storage/routes';
 import { tagRoutes } from './tags/routes';
 import { fromUrlRoutes } from './upload/fromUrl';
@@ -16,7 +17,7 @@ import { webhookRoutes } from './webhooks/routes';
 /** Key-less surfaces: health, local-storage uploads, CDN, player. */
 export function publicRouter(deps: Deps): Router {
   const r = new Router();
-  for (const mount of [healthRoutes, storageRoutes, cdnRoutes]) mount(r, deps);
+  for (const mount of [healthRoutes, storageRoutes, cdnRoutes, playerRoutes]) mount(r, deps);
   return r;
 }
 

@@ -1,0 +1,64 @@
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+}
+
+export type PageState = 'ready' | 'processing' | 'failed' | 'not_found' | 'forbidden';
+
+export interface PageInput {
+  state: PageState;
+  title: string;
+  assets: { css: string; hls: string; js: string };
+  media?: { src: string; poster: string; autoplay: boolean; muted: boolean; loop: boolean };
+}
+
+const MESSAGES: Record<Exclude<PageState, 'ready'>, [string, string]> = {
+  processing: ['This video is still processing.', 'It will play here as soon as it is ready.'],
+  failed: ['This video could not be processed.', 'The owner can upload it again.'],
+  not_found: ['Video not found.', 'It may have been deleted, or the link is wrong.'],
+  forbidden: ['This video is private.', 'It plays only through a valid signed link.'],
+};
+
+/** The embed page. Every interpolated value goes through `escapeHtml`; scripts are files, never inline. */
+export function renderPage(p: PageInput): string {
+  const e = escapeHtml;
+  const head = [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="robots" content="noindex">',
+    // Processing pages look again on their own, so an embed starts playing once the video is ready.
+    p.state === 'processing' ? '<meta http-equiv="refresh" content="10">' : '',
+    `<title>${e(p.title)}</title>`,
+    `<link rel="stylesheet" href="${e(p.assets.css)}">`,
+    '</head>',
+  ];
+  let body: string;
+  if (p.state === 'ready' && p.media) {
+    const m = p.media;
+    const flags = ['controls', 'playsinline', m.autoplay ? 'autoplay' : '', m.muted ? 'muted' : '', m.loop ? 'loop' : ''].filter(Boolean).join(' ');
+    body = [
+      '<body data-state="ready">',
+      '<div class="player">',
+      `<video id="video" ${flags} preload="metadata" poster="${e(m.poster)}" data-src="${e(m.src)}"></video>`,
+      '<div id="message" class="message" role="alert" hidden></div>',
+      '</div>',
+      `<script src="${e(p.assets.hls)}"></script>`,
+      `<script src="${e(p.assets.js)}"></script>`,
+      '</body>',
+    ].join('\n');
+  } else {
+    const [line, hint] = MESSAGES[p.state === 'ready' ? 'processing' : p.state];
+    body = [
+      `<body data-state="${e(p.state)}">`,
+      '<div class="player">',
+      `<div id="message" class="message" role="status"><span>${e(line)}</span><small>${e(hint)}</small></div>`,
+      '</div>',
+      '</body>',
+    ].join('\n');
+  }
+  return [...head.filter(Boolean), body, '</html>', ''].join('\n');
+}

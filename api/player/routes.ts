@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type Router from '@koa/router';
+import type { ParameterizedContext } from 'koa';
+import { videoPublicId } from '../../lib/ids';
+import { resolvePlayback } from '../../lib/playback/access';
+import { cdnUrl, mountPath } from '../../lib/playback/urls';
+import type { Deps } from '../deps';
+import { type PageState, renderPage } from './page';
+
+interface Asset {
+  body: Buffer;
+  type: string;
+  version: string;
+}
+
+function asset(file: string, type: string, version?: string): Asset {
+  const body = fs.readFileSync(file);
+  return { body, type, version: version ?? createHash('sha256').update(body).digest('hex').slice(0, 12) };
+}
+
+const STATUS: Record<PageState, number> = { ready: 200, processing: 200, failed: 200, not_found: 404, forbidden: 403 };
+
+function flag(value: unknown, fallback: boolean): boolean {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (typeof v !== 'string') return fallback;
+  return ['1', 'true', 'yes', ''].includes(v.toLowerCase());
+}
+
+/**
+ * `{player_url}/embed/<video_id>[?token=]` and its assets. hls.js comes from the project's own
+ * npm dependency, so a page never loads code from a third-party CDN.
+ */
+export function playerRoutes(r: Router, deps: Deps): void {
+  const prefix = mountPath(deps.config.playerUrl);
+  const assets: Record<string, Asset> = {
+    'hls.min.js': asset(require.resolve('hls.js/dist/hls.min.js'), 'application/javascript; charset=utf-8', require('hls.js/package.json').version),
+    'embed.js': asset(path.join(__dirname, 'embed.js'), 'application/javascript; charset=utf-8'),
+    'embed.css': asset(path.join(__dirname, 'embed.css'), 'text/css; charset=utf-8'),
+  };
+  const assetUrl = (name: string) => `${prefix}/assets/${name}?v=${assets[name].version}`;
+  const cdnOrigin = new URL(deps.config.cdnUrl).origin;
+  const csp = [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `img-src 'self' ${cdnOrigin} data:`,
+    `media-src 'self' ${cdnOrigin} blob:`,
+    `connect-src 'self' ${cdnOrigin}`,
+    "worker-src 'self' blob:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    // No frame-ancestors: embedding anywhere is the point, and `*` would refuse file:// parents.
+  ].join('; ');
+
+  const page = (ctx: ParameterizedContext, state: PageState, title: string, media?: Parameters<typeof renderPage>[0]['media']) => {
+    ctx.status = STATUS[state];
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.set('Content-Security-Policy', csp);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'strict-origin');
+    ctx.set('Cache-Control', ctx.query.token ? 'private, no-store' : 'no-cache');
+    ctx.body = renderPage({ state, title, media, assets: { css: assetUrl('embed.css'), hls: assetUrl('hls.min.js'), js: assetUrl('embed.js') } });
+  };
+
+  r.get(`${prefix}/assets/:name`, (ctx) => {
+    const a = Object.hasOwn(assets, ctx.params.name) ? assets[ctx.params.name] : undefined;
+    if (!a) return page(ctx, 'not_found', 'Not found');
+    ctx.type = a.type;
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    // URLs carry the content version, so a changed file is a new URL.
+    ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
+    ctx.body = a.body;
+  });
+
+  r.get(`${prefix}/embed/:id`, async (ctx) => {
+    const tokenParam = Array.isArray(ctx.query.token) ? ctx.query.token[0] : ctx.query.token;
+    const token = tokenParam || undefined;
+    const access = await resolvePlayback(deps.db, deps.config.playback, { id: ctx.params.id, token });
+    if (access.kind !== 'ok') return page(ctx, access.kind, access.kind === 'forbidden' ? 'Private video' : 'Video not found');
+    const { video, grant } = access;
+    if (video.status === 'failed') return page(ctx, 'failed', video.title);
+    if (video.status !== 'ready') return page(ctx, 'processing', video.title);
+    const subject = grant ? token! : videoPublicId(video.id);
+    const autoplay = flag(ctx.query.autoplay, false);
+    page(ctx, 'ready', video.title, {
+      src: cdnUrl(deps.config, subject, 'master.m3u8'),
+      poster: cdnUrl(deps.config, subject, 'thumbnail.jpg'),
+      autoplay,
+      // Browsers only autoplay muted video, so autoplay implies muted unless asked otherwise.
+      muted: flag(ctx.query.muted, autoplay),
+      loop: flag(ctx.query.loop, false),
+    });
+  });
+
+  r.get(`${prefix}/*rest`, (ctx) => page(ctx, 'not_found', 'Not found'));
+}
