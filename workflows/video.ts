@@ -49,6 +49,12 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
     // aborted), so a deletion cannot remove the files while it still writes them.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
+  // Removing a deleted video's files must succeed eventually, however long storage is down: no attempt limit.
+  const cleanup = proxyActivities<Activities>({
+    taskQueue: input.transcodeQueue,
+    startToCloseTimeout: '10 minutes',
+    retry: { initialInterval: '2s', maximumInterval: '5 minutes' },
+  });
 
   const state: VideoState = {
     status: source.kind === 'upload' ? 'pending_upload' : 'processing',
@@ -253,7 +259,7 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
   // Deletion must finish even though the request to delete is itself a cancellation of sorts.
   await CancellationScope.nonCancellable(async () => {
     upsertSearchAttributes([{ key: VideoStatusKey, value: 'deleting' }]);
-    await io.deleteVideoFiles({ workspaceId, videoId });
+    await cleanup.deleteVideoFiles({ workspaceId, videoId });
     await emit('video.deleted');
     await acts.purgeVideo({ videoId });
   });
