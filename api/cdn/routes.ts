@@ -2,7 +2,7 @@ import { pipeline } from 'node:stream/promises';
 import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import { resolvePlayback } from '../../lib/playback/access';
-import { BandwidthMeter, MONTHLY_BANDWIDTH_BYTES } from '../../lib/playback/bandwidth';
+import { BandwidthMeter, exceededAllowance } from '../../lib/playback/bandwidth';
 import { mountPath } from '../../lib/playback/urls';
 import type { ByteRange } from '../../lib/storage';
 import type { Deps } from '../deps';
@@ -43,8 +43,8 @@ export function cdnRoutes(r: Router, deps: Deps): void {
     const { video, grant } = access;
     if (video.status !== 'ready') throw notFound('Video');
 
-    const allowance = MONTHLY_BANDWIDTH_BYTES[video.plan];
-    if (allowance !== undefined && video.bandwidth_bytes + meter.pending(video.workspace_id, video.month) >= allowance) {
+    const allowance = exceededAllowance(video.plan, video.bandwidth_bytes + meter.pending(video.workspace_id, video.month));
+    if (allowance !== undefined) {
       throw forbidden('bandwidth_quota_exceeded', `The workspace has used its ${video.plan} plan's monthly bandwidth of ${allowance} bytes`);
     }
 

@@ -4,7 +4,7 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 }
 
-export type PageState = 'ready' | 'processing' | 'failed' | 'not_found' | 'forbidden';
+export type PageState = 'ready' | 'processing' | 'failed' | 'unavailable' | 'not_found' | 'forbidden';
 
 export interface PageInput {
   state: PageState;
@@ -16,6 +16,7 @@ export interface PageInput {
 const MESSAGES: Record<Exclude<PageState, 'ready'>, [string, string]> = {
   processing: ['This video is still processing.', 'It will play here as soon as it is ready.'],
   failed: ['This video could not be processed.', 'The owner can upload it again.'],
+  unavailable: ['This video is unavailable right now.', 'Its owner has used this month’s streaming allowance.'],
   not_found: ['Video not found.', 'It may have been deleted, or the link is wrong.'],
   forbidden: ['This video is private.', 'It plays only through a valid signed link.'],
 };

@@ -5,6 +5,7 @@ import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import { videoPublicId } from '../../lib/ids';
 import { resolvePlayback } from '../../lib/playback/access';
+import { exceededAllowance } from '../../lib/playback/bandwidth';
 import { cdnUrl, mountPath } from '../../lib/playback/urls';
 import type { Deps } from '../deps';
 import { type PageState, renderPage } from './page';
@@ -20,7 +21,7 @@ function asset(file: string, type: string, version?: string): Asset {
   return { body, type, version: version ?? createHash('sha256').update(body).digest('hex').slice(0, 12) };
 }
 
-const STATUS: Record<PageState, number> = { ready: 200, processing: 200, failed: 200, not_found: 404, forbidden: 403 };
+const STATUS: Record<PageState, number> = { ready: 200, processing: 200, failed: 200, unavailable: 403, not_found: 404, forbidden: 403 };
 
 function flag(value: unknown, fallback: boolean): boolean {
   const v = Array.isArray(value) ? value[0] : value;
@@ -82,6 +83,8 @@ export function playerRoutes(r: Router, deps: Deps): void {
     const { video, grant } = access;
     if (video.status === 'failed') return page(ctx, 'failed', video.title);
     if (video.status !== 'ready') return page(ctx, 'processing', video.title);
+    // The CDN would refuse every file; say why instead of showing a player that cannot start.
+    if (exceededAllowance(video.plan, video.bandwidth_bytes) !== undefined) return page(ctx, 'unavailable', video.title);
     const subject = grant ? token! : videoPublicId(video.id);
     const autoplay = flag(ctx.query.autoplay, false);
     page(ctx, 'ready', video.title, {

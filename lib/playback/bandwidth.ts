@@ -6,6 +6,12 @@ const GB = 1024 ** 3;
 /** SPEC §10: only the Free plan has a monthly bandwidth allowance; the others are not capped. */
 export const MONTHLY_BANDWIDTH_BYTES: Record<string, number | undefined> = { free: 20 * GB };
 
+/** The plan's monthly allowance when `used` bytes have reached it, else undefined. */
+export function exceededAllowance(plan: string, used: number): number | undefined {
+  const allowance = MONTHLY_BANDWIDTH_BYTES[plan];
+  return allowance !== undefined && used >= allowance ? allowance : undefined;
+}
+
 /** The first day of the month (UTC) that `bandwidth_usage.month` keys by. */
 export function monthOf(d: Date = new Date()): string {
   return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}-01`;

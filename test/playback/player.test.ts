@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { escapeHtml } from '../../api/player/page';
+import { monthOf } from '../../lib/playback/bandwidth';
 import { makeClip } from '../support/media';
 import { isStatus, uploadFormA, waitForVideo } from '../support/flow';
 import { startStack, type Stack } from '../support/stack';
@@ -98,6 +99,18 @@ describe('Player: the embed page', function () {
     } finally {
       await s.db('videos').where({ id: pub.uuid }).update({ deleted_at: null });
     }
+  });
+
+  it('says so when a Free workspace has used its monthly bandwidth', async () => {
+    await s.db('bandwidth_usage').insert({ workspace_id: s.ws.id, month: monthOf(), bytes: 20 * 1024 ** 3 });
+    try {
+      const r = await embed(pub.id);
+      assert.equal(r.status, 403);
+      assert.match(r.text, /data-state="unavailable"/);
+    } finally {
+      await s.db('bandwidth_usage').where({ workspace_id: s.ws.id }).delete();
+    }
+    assert.equal((await embed(pub.id)).status, 200);
   });
 
   it('says when a video is still processing, and when it failed', async () => {
