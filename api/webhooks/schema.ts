@@ -14,7 +14,7 @@ export const createBody = z.object({
   url,
   events: events.optional(),
   description: description.optional(),
-});
+}).strict();
 
 export const updateBody = z.object({
   url: url.optional(),
@@ -23,9 +23,9 @@ export const updateBody = z.object({
   description: description.optional(),
   enabled: z.boolean().optional(),
   rotate_secret: z.boolean().optional(),
-});
+}).strict();
 
 export const deliveriesQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(100).optional(),
-});
+}).strict();

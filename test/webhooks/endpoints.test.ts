@@ -39,8 +39,13 @@ describe('webhooks: endpoint management', function () {
     assert.deepEqual(dup.body.events, ['video.uploaded', 'video.deleted']);
   });
 
-  it('400 for an unknown event, an empty filter, or a missing url', async () => {
-    for (const body of [{ url: 'http://127.0.0.1:9/x', events: ['video.exploded'] }, { url: 'http://127.0.0.1:9/x', events: [] }, { events: ['video.ready'] }]) {
+  it('400 for an unknown event, an empty filter, a missing url, or an unknown field', async () => {
+    for (const body of [
+      { url: 'http://127.0.0.1:9/x', events: ['video.exploded'] },
+      { url: 'http://127.0.0.1:9/x', events: [] },
+      { events: ['video.ready'] },
+      { url: 'http://127.0.0.1:9/x', secret: 'whsec_mine' },
+    ]) {
       const r = await s.post('/webhooks', body);
       assert.equal(r.status, 400, JSON.stringify(body));
       assert.equal(r.body.error.code, 'invalid_parameters');
@@ -77,6 +82,10 @@ describe('webhooks: endpoint management', function () {
     assert.notEqual(rotated.body.secret, created.body.secret);
     const row = await s.db('webhook_endpoints').where({ id }).first('secret');
     assert.equal(row.secret, rotated.body.secret);
+
+    const typo = await s.patch(`/webhooks/${id}`, { enable: false });
+    assert.equal(typo.status, 400);
+    assert.equal(typo.body.error.details[0].field, '(body)');
 
     const bad = await s.patch(`/webhooks/${id}`, { url: 'http://169.254.169.254/latest/meta-data' });
     assert.equal(bad.status, 400);
