@@ -148,6 +148,20 @@ describe('Video management: PATCH and DELETE', function () {
       assert.deepEqual(await videoObjects(s, uuid), []);
     });
 
+    it('when ready while the higher rungs still encode: they are killed and nothing is left behind', async function () {
+      this.timeout(240_000);
+      const big = await makeClip({ width: 1280, height: 720, seconds: 20 });
+      const { id } = await uploadFormA(s, big);
+      const uuid = uuidOf(id);
+      await waitForVideo(s, id, (v) => v.status === 'ready' && v.renditions.some((r: { status: string }) => r.status === 'processing'), 180_000);
+      await eventually(async () => (await ffmpegProcesses(uuid)).length > 0, 60_000, 'ffmpeg to run for the video');
+      assert.equal((await s.del(`/v1/videos/${id}`)).status, 204);
+      await assertGone(id);
+      assert.deepEqual(await ffmpegProcesses(uuid), [], 'no ffmpeg still runs for the video');
+      await new Promise((res) => setTimeout(res, 2000));
+      assert.deepEqual(await videoObjects(s, uuid), []);
+    });
+
     it("404 for another workspace's video and 403 for a read key; the video stays", async () => {
       const id = await pendingVideo();
       const other = await s.newWorkspace();
