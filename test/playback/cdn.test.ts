@@ -5,16 +5,9 @@ import { keys } from '../../lib/storage';
 import { monthOf } from '../../lib/playback/bandwidth';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
-import { nowSeconds, playlistUris, readyVideo, secretOf, signToken } from './helpers';
+import { binary, nowSeconds, playlistUris, readyVideo, secretOf, signToken } from './helpers';
 
 type Video = Awaited<ReturnType<typeof readyVideo>>;
-
-/** Reads a whole response body as bytes, whatever its type. */
-function binary(res: request.Response, cb: (err: Error | null, body: Buffer) => void) {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => cb(null, Buffer.concat(chunks)));
-}
 
 describe('Playback: signed URLs and the CDN', function () {
   let s: Stack;

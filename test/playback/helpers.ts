@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { SignJWT, type JWTPayload } from 'jose';
+import type request from 'supertest';
 import { allRenditionsReady, uploadFormA, waitForVideo } from '../support/flow';
 import type { Stack } from '../support/stack';
 
@@ -33,4 +34,11 @@ export function playlistUris(text: string): string[] {
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith('#'));
+}
+
+/** A supertest parser that keeps any body as bytes: `.buffer(true).parse(binary)`. */
+export function binary(res: request.Response, cb: (err: Error | null, body: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('end', () => cb(null, Buffer.concat(chunks)));
 }
