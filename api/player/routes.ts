@@ -8,7 +8,7 @@ import { resolvePlayback } from '../../lib/playback/access';
 import { exceededAllowance } from '../../lib/playback/bandwidth';
 import { cdnUrl, mountPath } from '../../lib/playback/urls';
 import type { Deps } from '../deps';
-import { type PageState, renderPage } from './page';
+import { type PageInput, type PageState, renderPage } from './page';
 
 interface Asset {
   body: Buffer;
@@ -55,7 +55,7 @@ export function playerRoutes(r: Router, deps: Deps): void {
     // No frame-ancestors: embedding anywhere is the point, and `*` would refuse file:// parents.
   ].join('; ');
 
-  const page = (ctx: ParameterizedContext, state: PageState, title: string, media?: Parameters<typeof renderPage>[0]['media']) => {
+  const page = (ctx: ParameterizedContext, state: PageState, title: string, media?: PageInput['media']) => {
     ctx.status = STATUS[state];
     ctx.type = 'text/html; charset=utf-8';
     ctx.set('Content-Security-Policy', csp);
