@@ -175,7 +175,16 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
     // Handled at once: if a rendition fails or is cancelled first, an unobserved rejection would fail the workflow task.
     thumbnailSettled = thumbnail.catch(() => undefined);
     const published: Rung[] = [];
-    for (const [i, rung] of rungs.entries()) {
+    let publishing: Promise<void> = Promise.resolve();
+    // Serialised so an older, shorter master can never overwrite a newer one; each write takes
+    // the set as it is when it runs.
+    const publish = () => {
+      publishing = publishing.then(() => io.publishMaster({ workspaceId, videoId, rungs: rungs.filter((x) => published.includes(x)) }));
+      return publishing;
+    };
+
+    const renderRung = async (i: number): Promise<void> => {
+      const rung = rungs[i];
       const r = state.renditions[i];
       r.status = 'processing';
       await acts.recordRendition({ videoId, name: r.name, status: 'processing', progress: 0 });
@@ -194,20 +203,29 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
         // Already playable: a higher rung failing leaves the video ready without that rung.
         r.status = 'failed';
         await acts.recordRendition({ videoId, name: r.name, status: 'failed', progress: r.progress });
-        continue;
+        return;
       }
       r.status = 'ready';
       r.progress = 100;
       published.push(rung);
       updateProgress();
       await acts.recordRendition({ videoId, name: r.name, status: 'ready', progress: 100 });
-      await io.publishMaster({ workspaceId, videoId, rungs: published });
-      if (state.status !== 'ready') {
-        await thumbnail;
-        await setStatus('ready');
-        await emit('video.ready');
-      }
-    }
+      await publish();
+    };
+
+    // The lowest rung alone first: it is the quickest way to a playable video.
+    await renderRung(0);
+    await thumbnail;
+    await setStatus('ready');
+    await emit('video.ready');
+    // Then the rest at once, lowest first in the queue. Separate ffmpeg processes each keep only
+    // part of a core busy on small rungs; running them together fills the machine, which is what
+    // brings the whole ladder close to a single-pass encode (bench/transcode.ts).
+    // allSettled: on cancellation every rung must have stopped before the pipeline unwinds,
+    // or a deletion could remove files that a still-running encode then writes.
+    const rest = await Promise.allSettled(rungs.slice(1).map((_, j) => renderRung(j + 1)));
+    const rejected = rest.find((x): x is PromiseRejectedResult => x.status === 'rejected');
+    if (rejected) throw rejected.reason;
     await acts.recordState({ videoId, progress: state.progress });
   }
 

@@ -92,6 +92,12 @@ export async function loadRelations(db: Db, ids: string[]): Promise<{ renditions
   return { renditions, tags };
 }
 
+/** Once the ladder is planned, progress is the renditions' average; the row's column covers the time before. */
+function progressOf(row: VideoRow, renditions: RenditionRow[]): number {
+  if (renditions.length === 0) return row.progress;
+  return Math.round(renditions.reduce((sum, r) => sum + (r.status === 'ready' ? 100 : r.progress), 0) / renditions.length);
+}
+
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
 /**
@@ -114,7 +120,7 @@ export function serializeVideo(config: Config, row: VideoRow, renditions: Rendit
     description: row.description,
     visibility: row.visibility,
     status,
-    progress: live ? live.progress : row.progress,
+    progress: live ? live.progress : progressOf(row, renditions),
     duration_seconds: row.duration_seconds,
     width: row.width,
     height: row.height,

@@ -64,10 +64,13 @@ describe('media activities (MockActivityEnvironment)', function () {
     assert.ok(progress.every((p) => p >= 0 && p <= 100));
   });
 
-  it('cancellation reaches ffmpeg: the activity stops and leaves no temp dir or ffmpeg behind', async () => {
+  it('cancellation reaches ffmpeg: the activity stops early, removes its temp dir and publishes nothing', async () => {
     const clip = await makeClip({ width: 1280, height: 720, seconds: 12 });
     await storage.putFile('originals/w/c/a.mp4', clip);
-    const before = fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith('vidhost-'));
+    // A private TMPDIR: encodes of other tests may still run in this process and use the shared one.
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vh-tmpdir-'));
+    const savedTmp = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
     const env = mockEnv();
     let cancelled = false;
     env.on('heartbeat', () => {
@@ -77,8 +80,7 @@ describe('media activities (MockActivityEnvironment)', function () {
       }
     });
     const started = Date.now();
-    await assert.rejects(
-      env.run(acts('medium').transcodeRendition, {
+    const run = env.run(acts('medium').transcodeRendition, {
         workspaceId: 'w',
         videoId: 'c',
         storageKey: 'originals/w/c/a.mp4',
@@ -86,11 +88,15 @@ describe('media activities (MockActivityEnvironment)', function () {
         hasAudio: true,
         fps: 24,
         durationSeconds: 12,
-      }),
-    );
+      });
+    try {
+      await assert.rejects(run);
+    } finally {
+      process.env.TMPDIR = savedTmp;
+    }
     assert.ok(Date.now() - started < 15_000, 'stopped well before a full encode');
-    const after = fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith('vidhost-'));
-    assert.deepEqual(after.filter((d) => !before.includes(d)), [], 'temp dir removed');
+    assert.deepEqual(fs.readdirSync(tmp), [], 'temp dir removed');
+    fs.rmSync(tmp, { recursive: true, force: true });
     assert.deepEqual(await storage.list(keys.rendition('w', 'c', '720p')), [], 'nothing published');
   });
 
