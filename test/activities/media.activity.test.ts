@@ -92,7 +92,8 @@ describe('media activities (MockActivityEnvironment)', function () {
     try {
       await assert.rejects(run);
     } finally {
-      process.env.TMPDIR = savedTmp;
+      if (savedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmp;
     }
     assert.ok(Date.now() - started < 15_000, 'stopped well before a full encode');
     assert.deepEqual(fs.readdirSync(tmp), [], 'temp dir removed');
