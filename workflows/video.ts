@@ -205,12 +205,13 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
         await acts.recordRendition({ videoId, name: r.name, status: 'failed', progress: r.progress });
         return;
       }
+      // A rendition is reported ready only once the master playlist lists it.
+      published.push(rung);
+      await publish();
       r.status = 'ready';
       r.progress = 100;
-      published.push(rung);
       updateProgress();
       await acts.recordRendition({ videoId, name: r.name, status: 'ready', progress: 100 });
-      await publish();
     };
 
     // The lowest rung alone first: it is the quickest way to a playable video.
