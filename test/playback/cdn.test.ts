@@ -20,7 +20,9 @@ describe('Playback: signed URLs and the CDN', function () {
     this.timeout(240_000);
     s = await startStack();
     const clip = await makeClip({ width: 320, height: 180, seconds: 4 });
-    [pub, unlisted, priv] = await Promise.all([readyVideo(s, clip, 'public'), readyVideo(s, clip, 'unlisted'), readyVideo(s, clip, 'private')]);
+    // The private one has a ladder of two rungs, so token paths are walked through several renditions.
+    const wide = await makeClip({ width: 640, height: 360, seconds: 4 });
+    [pub, unlisted, priv] = await Promise.all([readyVideo(s, clip, 'public'), readyVideo(s, clip, 'unlisted'), readyVideo(s, wide, 'private')]);
   });
 
   describe('GET /playback/{id}', () => {
@@ -110,7 +112,9 @@ describe('Playback: signed URLs and the CDN', function () {
       const base = body.hls_url.replace(/master\.m3u8$/, '');
       const master = await request(body.hls_url).get('').buffer(true).parse(binary);
       assert.equal(master.status, 200);
-      for (const variant of playlistUris(master.body.toString())) {
+      const variants = playlistUris(master.body.toString());
+      assert.deepEqual(variants, ['240p/index.m3u8', '360p/index.m3u8']);
+      for (const variant of variants) {
         const index = await request(base + variant).get('').buffer(true).parse(binary);
         assert.equal(index.status, 200, variant);
         const dir = variant.replace(/index\.m3u8$/, '');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { SignJWT, type JWTPayload } from 'jose';
 import type request from 'supertest';
+import { loadPlaybackVideo } from '../../lib/playback/access';
 import { allRenditionsReady, uploadFormA, waitForVideo } from '../support/flow';
 import type { Stack } from '../support/stack';
 
@@ -9,6 +10,12 @@ export async function readyVideo(stack: Stack, clip: string, visibility: 'public
   const up = await uploadFormA(stack, clip, { extra: { visibility, title: `${visibility} clip` } });
   const video = await waitForVideo(stack, up.id, allRenditionsReady);
   assert.equal(video.visibility, visibility);
+  // Reads may answer from the workflow's live state a moment before the row is written; the
+  // CDN and the player read the row.
+  await waitUntil(async () => {
+    const row = await loadPlaybackVideo(stack.db, video.uuid);
+    return row?.status === 'ready' && !row.growing;
+  }, `video ${video.id} ready in the database`);
   return { id: video.id as string, uuid: video.uuid as string, rung: video.renditions[0].name as string };
 }
 
@@ -41,4 +48,13 @@ export function binary(res: request.Response, cb: (err: Error | null, body: Buff
   const chunks: Buffer[] = [];
   res.on('data', (c: Buffer) => chunks.push(c));
   res.on('end', () => cb(null, Buffer.concat(chunks)));
+}
+
+/** Polls `check` until it holds; fails with `what` after the timeout. */
+export async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
 }

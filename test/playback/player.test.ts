@@ -8,7 +8,7 @@ import { monthOf } from '../../lib/playback/bandwidth';
 import { makeClip } from '../support/media';
 import { isStatus, uploadFormA, waitForVideo } from '../support/flow';
 import { startStack, type Stack } from '../support/stack';
-import { readyVideo } from './helpers';
+import { readyVideo, waitUntil } from './helpers';
 
 const XSS = `"><script>alert(1)</script><img src=x onerror=alert(2)>`;
 
@@ -125,6 +125,7 @@ describe('Player: the embed page', function () {
     fs.writeFileSync(garbage, Buffer.alloc(4096, 'this is not a video '));
     const up = await uploadFormA(s, garbage);
     await waitForVideo(s, up.id, isStatus('failed'));
+    await waitUntil(async () => (await embed(up.id)).text.includes('data-state="failed"'), 'the failed page');
     const failed = await embed(up.id);
     assert.equal(failed.status, 200);
     assert.match(failed.text, /data-state="failed"/);
