@@ -1,9 +1,14 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
 import { createTestDatabase, startS3Server, startTemporal, type S3Server, type TestDatabase } from './services';
 
 // Worker state changes at INFO drown the test report.
-Runtime.install({ logger: new DefaultLogger((process.env.TEST_TEMPORAL_LOG_LEVEL as 'WARN') ?? 'ERROR') });
+// The replay test provokes non-determinism on purpose; core would print it as a WARN.
+const temporalLevel = (process.env.TEST_TEMPORAL_LOG_LEVEL as 'WARN') ?? 'ERROR';
+Runtime.install({
+  logger: new DefaultLogger(temporalLevel),
+  telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: temporalLevel }), forward: {} } },
+});
 
 /** Lazily started shared services; `afterAll` stops whatever was started. */
 const started: { temporal?: Promise<TestWorkflowEnvironment>; db?: Promise<TestDatabase>; s3?: Promise<S3Server> } = {};
