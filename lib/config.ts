@@ -40,6 +40,11 @@ const schema = z.object({
   TEMPORAL_TRANSCODE_QUEUE: z.string().default('transcode'),
   TRANSCODE_CONCURRENCY: z.coerce.number().int().min(1).optional(),
   TRANSCODE_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
+  WORKER_ROLES: z
+    .string()
+    .default('workflow,transcode')
+    .transform((s) => s.split(',').map((r) => r.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(['workflow', 'transcode'])).min(1)),
 
   STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
   STORAGE_LOCAL_DIR: z.string().optional(),
@@ -97,6 +102,7 @@ export interface Config {
     transcodeQueue: string;
     transcodeConcurrency: number;
     heartbeatTimeoutMs: number;
+    workerRoles: Array<'workflow' | 'transcode'>;
   };
   storage: {
     driver: 'local' | 's3';
@@ -182,6 +188,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       transcodeQueue: e.TEMPORAL_TRANSCODE_QUEUE,
       transcodeConcurrency: e.TRANSCODE_CONCURRENCY ?? Math.max(1, os.availableParallelism()),
       heartbeatTimeoutMs: e.TRANSCODE_HEARTBEAT_TIMEOUT_MS,
+      workerRoles: e.WORKER_ROLES,
     },
     storage: {
       driver: e.STORAGE_DRIVER,

@@ -9,7 +9,7 @@ import { createWorkers, type Role } from './workers';
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel, 'worker');
-  const roles = (process.env.WORKER_ROLES ?? 'workflow,transcode').split(',').map((r) => r.trim()) as Role[];
+  const roles: Role[] = config.temporal.workerRoles;
   if (roles.includes('transcode')) await checkFfmpeg({ ffmpegPath: config.media.ffmpegPath });
   const db = createDb(config.databaseUrl, config.databasePoolMax);
   const storage = createStorage(config);

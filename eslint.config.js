@@ -1,0 +1,42 @@
+// Lint exists here for the rules a reviewer cannot keep by eye: workflow code stays deterministic,
+// and configuration is read in one place.
+const tseslint = require('typescript-eslint');
+const { builtinModules } = require('node:module');
+
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+
+module.exports = tseslint.config(
+  { ignores: ['node_modules/**', 'data/**', 'test-output/**', 'api/player/*.js'] },
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parser: tseslint.parser },
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Read configuration through lib/config.ts.' },
+      ],
+    },
+  },
+  {
+    files: ['lib/config.ts', 'test/**', 'bench/**', 'eslint.config.js'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+  {
+    // Workflow code is replayed: no I/O, no Node built-ins, no clients. Types are fine.
+    files: ['workflows/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code must not use Node built-ins.', allowTypeImports: true })),
+          patterns: [
+            { regex: '(^|/)(lib/(db|storage|net|media)(/(?!ladder$|args$)[^/]+)?|activities(/[^/]+)?)$', message: 'Workflows reach I/O only through activities (import type); of lib/media only the pure ladder and args.', allowTypeImports: true },
+            { group: ['knex', 'pg', '@aws-sdk/*', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', 'fluent-ffmpeg', 'pino'], message: 'Not in workflow code.', allowTypeImports: true },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', { name: 'process', message: 'Workflow code must not read the process.' }, { name: 'require', message: 'Use imports.' }],
+    },
+  },
+);
