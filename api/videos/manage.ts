@@ -2,7 +2,8 @@ import type Router from '@koa/router';
 import { z } from 'zod';
 import { setVideoTags } from '../../lib/tags';
 import { loadVideoRow, type VideoRow } from '../../lib/videos/read';
-import { deleteVideoSignal, type VideoSource, VideoIdKey, VideoStatusKey, videoWorkflowId, WorkspaceIdKey } from '../../workflows/defs';
+import { videoWorkflowOptions } from '../../lib/videos/workflow';
+import { deleteVideoSignal, type VideoSource } from '../../workflows/defs';
 import type { Deps } from '../deps';
 import { ApiError, badRequest, notFound } from '../errors';
 import { auth } from '../middleware/auth';
@@ -42,25 +43,9 @@ function reconstructInput(deps: Deps, row: VideoRow): VideoSource {
 async function requestDeletion(deps: Deps, row: VideoRow): Promise<void> {
   const { config, temporal } = deps;
   await temporal.workflow.signalWithStart('videoWorkflow', {
-    taskQueue: config.temporal.taskQueue,
-    workflowId: videoWorkflowId(row.id),
-    args: [
-      {
-        videoId: row.id,
-        workspaceId: row.workspace_id,
-        storageKey: row.storage_key,
-        source: reconstructInput(deps, row),
-        transcodeQueue: config.temporal.transcodeQueue,
-        tuning: { heartbeatTimeoutMs: config.temporal.heartbeatTimeoutMs },
-      },
-    ],
+    ...videoWorkflowOptions(config, { videoId: row.id, workspaceId: row.workspace_id, storageKey: row.storage_key, source: reconstructInput(deps, row) }, 'deleting'),
     signal: deleteVideoSignal,
     signalArgs: [],
-    typedSearchAttributes: [
-      { key: VideoIdKey, value: row.id },
-      { key: WorkspaceIdKey, value: row.workspace_id },
-      { key: VideoStatusKey, value: 'deleting' },
-    ],
   });
 }
 
