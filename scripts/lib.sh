@@ -104,13 +104,13 @@ vh_node_deps() {
   fi
   [ -n "$need" ] || return 0
 
-  if [ -f "$VH_ROOT/package-lock.json" ]; then
-    vh_log "installing node dependencies with npm ci ($need)..."
-    (cd "$VH_ROOT" && npm ci --no-audit --no-fund) || vh_die "npm ci failed"
-  else
-    vh_log "installing node dependencies with npm install (no package-lock.json)..."
-    (cd "$VH_ROOT" && npm install --no-audit --no-fund) || vh_die "npm install failed"
-  fi
+  # npm install, not npm ci: both install the locked versions, but npm ci refuses a lock that lacks
+  # other platforms' optional packages (@swc/core-darwin-*), which a registry mirror without them
+  # leaves out of the lock.
+  vh_log "installing node dependencies with npm install ($need)..."
+  (cd "$VH_ROOT" && npm install --no-audit --no-fund) || vh_die "npm install failed"
+  # npm leaves the lock untouched when nothing changed; mark node_modules as current either way.
+  touch "$nm/.package-lock.json"
 }
 
 # ---------------------------------------------------------------------------
