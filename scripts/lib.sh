@@ -305,6 +305,15 @@ vh_chromium() {
   browser tests will fail. Install chromium or set CHROMIUM_PATH."
 }
 
+# vh_compose_validator: Debian's docker-compose validates docker-compose.yml without an engine
+# (the compose test uses it). Warns when it can't be had; that test then fails and says why.
+vh_compose_validator() {
+  command -v docker-compose >/dev/null 2>&1 && return 0
+  _vh_apt_install docker-compose && return 0
+  vh_warn "docker-compose not found and can't be installed here (apt-get install docker-compose);
+  the docker-compose.yml validation test will fail."
+}
+
 # ---------------------------------------------------------------------------
 # PostgreSQL
 # ---------------------------------------------------------------------------

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import request from 'supertest';
+import { newVideoUuid } from '../../lib/ids';
+import { startStack, type Stack } from '../support/stack';
+
+const run = promisify(execFile);
+const root = path.resolve(__dirname, '..', '..');
+
+describe('admin CLI', function () {
+  this.timeout(120_000);
+  let s: Stack;
+  before(async () => {
+    s = await startStack({ workers: [] });
+  });
+  const admin = (...args: string[]) =>
+    run(process.execPath, ['--import', 'tsx', path.join(root, 'bin', 'admin.ts'), ...args], { cwd: root, env: { ...process.env, DATABASE_URL: s.env.DATABASE_URL } });
+
+  it('creates a workspace with a plan and keys that work, lists them, and revokes one', async () => {
+    const ws = JSON.parse((await admin('workspace', 'create', 'cli-test', '--plan', 'pro')).stdout);
+    assert.match(ws.id, /^ws_[0-9a-f]{32}$/);
+    assert.equal(ws.plan, 'pro');
+    const created = (await admin('key', 'create', ws.id, '--access', 'read', '--name', 'ci')).stdout;
+    const keyId = /^(key_[0-9a-f]{32})\tread/m.exec(created)![1];
+    const secret = /secret \(shown once\): (vhk_\S+)/.exec(created)![1];
+    assert.equal((await request(s.url).get('/v1/videos').set('X-API-Key', secret)).status, 200);
+    const listed = (await admin('key', 'list', ws.id)).stdout;
+    assert.match(listed, new RegExp(`${keyId}\\tread\\t.*active\\tci`));
+    assert.doesNotMatch(listed, new RegExp(secret), 'the secret is never listed');
+    assert.match((await admin('key', 'revoke', keyId)).stdout, /revoked/);
+    assert.equal((await request(s.url).get('/v1/videos').set('X-API-Key', secret)).status, 401);
+  });
+
+  it('refuses an unknown plan and prints usage for nonsense', async () => {
+    await assert.rejects(admin('workspace', 'create', 'x', '--plan', 'platinum'), /plan must be one of/);
+    await assert.rejects(admin('frobnicate'), (err: { stdout: string; code: number }) => err.code === 2 && /usage: admin/.test(err.stdout));
+  });
+});
+
+describe('upload init: quotas and hostile filenames', function () {
+  this.timeout(120_000);
+  let s: Stack;
+  before(async () => {
+    s = await startStack({ workers: [] });
+  });
+
+  it("403 storage_quota_exceeded past the plan's storage; a bigger plan has room", async () => {
+    const free = await s.newWorkspace('free');
+    // 4.5 GiB already stored in this Free (5 GiB) workspace.
+    await s.db('videos').insert({
+      id: newVideoUuid(),
+      workspace_id: free.id,
+      title: 'big',
+      status: 'ready',
+      filename: 'big.mp4',
+      storage_key: 'originals/x/big.mp4',
+      size_bytes: 4.5 * 1024 ** 3,
+    });
+    const body = { filename: 'more.mp4', size: 1024 ** 3, content_type: 'video/mp4' };
+    const refused = await s.post('/v1/upload/init', body, free.fullKey);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error.code, 'storage_quota_exceeded');
+    const pro = await s.newWorkspace('pro');
+    assert.equal((await s.post('/v1/upload/init', body, pro.fullKey)).status, 201);
+  });
+
+  it('400 beyond 5 GiB and for a non-video content type', async () => {
+    const big = await s.post('/v1/upload/init', { filename: 'a.mp4', size: 5 * 1024 ** 3 + 1, content_type: 'video/mp4' });
+    assert.equal(big.status, 400);
+    assert.equal(big.body.error.details[0].field, 'size');
+    const html = await s.post('/upload/presigned', { workspace_id: s.ws.id, filename: 'a.html', file_size: 10, content_type: 'text/html' });
+    assert.equal(html.status, 400);
+    assert.equal(html.body.success, false);
+  });
+
+  it('path traversal and control characters never reach the storage key', async () => {
+    for (const filename of ['../../etc/passwd', '..\\..\\boot.ini', 'a/../../b.mp4', 'evil\u0000name\n.mp4', '..']) {
+      const r = await s.post('/v1/upload/init', { filename, size: 10, content_type: 'video/mp4' });
+      assert.equal(r.status, 201, filename);
+      const prefix = `originals/${s.ws.id}/`;
+      assert.ok(r.body.storage_key.startsWith(prefix), r.body.storage_key);
+      const rest = r.body.storage_key.slice(prefix.length).split('/');
+      assert.equal(rest.length, 2, r.body.storage_key);
+      assert.ok(!rest[1].includes('..') && !/[\0-\x1f]/.test(rest[1]) && rest[1].length > 0, rest[1]);
+    }
+  });
+
+  it("403 workspace_mismatch for another workspace's id in Form B", async () => {
+    const other = await s.newWorkspace();
+    const r = await s.post('/upload/presigned', { workspace_id: other.id, filename: 'a.mp4', file_size: 10, content_type: 'video/mp4' });
+    assert.equal(r.status, 403);
+    assert.deepEqual([r.body.success, r.body.error.code], [false, 'workspace_mismatch']);
+  });
+});
+
+describe('docker-compose.yml', () => {
+  it('is accepted by docker-compose config', async function () {
+    this.timeout(60_000);
+    const { stdout } = await run('docker-compose', ['-f', path.join(root, 'docker-compose.yml'), 'config', '--services'], { cwd: root });
+    const services = stdout.trim().split('\n').sort();
+    for (const s of ['api', 'worker', 'postgres', 'temporal', 'migrate']) assert.ok(services.includes(s), `${s} in ${services}`);
+  });
+});
