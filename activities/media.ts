@@ -78,13 +78,16 @@ export function mediaActivities({ config, storage, temporal, log }: ActivityDeps
       const handle = workflowId ? temporal.workflow.getHandle(workflowId) : undefined;
       let progress = 0;
       let lastSignal = 0;
+      let lastSignalled = 0;
       const onProgress = (pct: number) => {
         progress = pct;
         ctx.heartbeat({ progress });
         const now = Date.now();
-        // The workflow's query shows live progress; signals are throttled to keep its history small.
-        if (handle && now - lastSignal >= 2000 && pct < 100) {
+        // The workflow's query shows live progress. Signals land in its history, so at most one per
+        // 2 s and per 2 points: ≤ 50 a rung however long the encode (histories cap at 50k events).
+        if (handle && now - lastSignal >= 2000 && pct - lastSignalled >= 2 && pct < 100) {
           lastSignal = now;
+          lastSignalled = pct;
           handle.signal(renditionProgressSignal, { name: p.rung.name, progress: pct }).catch((err) => log.debug({ err }, 'progress signal failed'));
         }
       };
