@@ -48,7 +48,13 @@ export interface UploadObservation {
 }
 
 export const videoStateQuery = defineQuery<VideoState>('videoState');
-export const completeUploadUpdate = defineUpdate<VideoState, [UploadObservation]>('completeUpload');
+/** `first` is false when the upload had already been completed: complete and confirm are idempotent. */
+export interface CompleteUploadResult {
+  status: VideoStatus;
+  first: boolean;
+}
+
+export const completeUploadUpdate = defineUpdate<CompleteUploadResult, [UploadObservation]>('completeUpload');
 export const retryUpdate = defineUpdate<VideoState, [UploadObservation]>('retry');
 export const deleteVideoSignal = defineSignal('deleteVideo');
 export const renditionProgressSignal = defineSignal<[{ name: string; progress: number }]>('renditionProgress');

@@ -95,8 +95,10 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
   setHandler(
     completeUploadUpdate,
     () => {
-      if (state.status === 'pending_upload') uploaded = true;
-      return state;
+      const first = state.status === 'pending_upload' && !uploaded;
+      if (first) uploaded = true;
+      // The main loop writes `processing` a moment later; answer with what the caller caused.
+      return { status: state.status === 'pending_upload' ? 'processing' : state.status, first };
     },
     {
       validator: (obs) => {

@@ -32,10 +32,10 @@ async function completeUpload(deps: Deps, row: VideoRow): Promise<{ status: stri
   if (row.status === 'failed') throw conflict('invalid_state', 'The video has failed; use POST /videos/{id}/retry');
   const head = await deps.storage.head(row.storage_key);
   try {
-    const state = await deps.temporal.workflow
+    const done = await deps.temporal.workflow
       .getHandle(videoWorkflowId(row.id))
       .executeUpdate(completeUploadUpdate, { args: [{ objectSize: head ? head.size : null }] });
-    return { status: state.status === 'pending_upload' ? 'processing' : state.status, started: true };
+    return { status: done.status, started: done.first };
   } catch (err) {
     throw updateError(err);
   }
