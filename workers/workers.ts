@@ -51,6 +51,9 @@ export async function createWorkers(
         taskQueue: config.temporal.transcodeQueue,
         activities,
         maxConcurrentActivityTaskExecutions: config.temporal.transcodeConcurrency,
+        // Heartbeats are what carry a cancellation to ffmpeg. By default they are flushed at 0.8x
+        // the heartbeat timeout (24 s at 30 s): a deleted video would keep encoding that long.
+        maxHeartbeatThrottleInterval: '3 seconds',
       }),
     );
   }
