@@ -113,6 +113,10 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
     retryUpdate,
     () => {
       retryRequested = true;
+      // Accepted: reads say `processing` at once (only ready and failed wait for the row).
+      state.status = 'processing';
+      state.errorCode = undefined;
+      state.errorMessage = undefined;
       return state;
     },
     {
@@ -133,9 +137,6 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
   }
 
   async function setStatus(status: VideoStatus, extra: { errorCode?: string; errorMessage?: string } = {}): Promise<void> {
-    state.status = status;
-    state.errorCode = extra.errorCode;
-    state.errorMessage = extra.errorMessage;
     upsertSearchAttributes([{ key: VideoStatusKey, value: status }]);
     await acts.recordState({
       videoId,
@@ -145,6 +146,11 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
       errorMessage: extra.errorMessage ?? null,
       markReady: status === 'ready',
     });
+    // The query never says ready or failed ahead of Postgres: when a read says `ready`,
+    // /playback and the CDN, which read the row, agree.
+    state.status = status;
+    state.errorCode = extra.errorCode;
+    state.errorMessage = extra.errorMessage;
   }
 
   async function emit(type: string, error?: { code: string; message: string }): Promise<void> {
@@ -210,10 +216,10 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
       // A rendition is reported ready only once the master playlist lists it.
       published.push(rung);
       await publish();
+      await acts.recordRendition({ videoId, name: r.name, status: 'ready', progress: 100 });
       r.status = 'ready';
       r.progress = 100;
       updateProgress();
-      await acts.recordRendition({ videoId, name: r.name, status: 'ready', progress: 100 });
     };
 
     // The lowest rung alone first: it is the quickest way to a playable video.
