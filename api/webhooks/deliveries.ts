@@ -18,6 +18,22 @@ async function isRunning(handle: WorkflowHandle): Promise<boolean> {
   }
 }
 
+async function closesWithin(handle: WorkflowHandle, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const closed = handle.result().then(
+    () => true,
+    () => true,
+  );
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([closed, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Marks an endpoint's pending deliveries cancelled and stops their runs, so a disabled or deleted
  * endpoint hears nothing more. A request already in flight finishes, but cannot revive the
@@ -60,7 +76,12 @@ export function deliveryRoutes(r: Router, deps: Deps): void {
     if (!endpoint.enabled) throw conflict('endpoint_disabled', 'The endpoint is disabled; enable it (PATCH enabled: true) before retrying');
     const workflowId = deliveryWorkflowId(row.id);
     const inProgress = () => conflict('delivery_in_progress', 'This delivery is still being attempted');
-    if (await isRunning(deps.temporal.workflow.getHandle(workflowId))) throw inProgress();
+    const handle = deps.temporal.workflow.getHandle(workflowId);
+    if (await isRunning(handle)) {
+      // The last attempt writes the final status just before its run closes: a client that read
+      // `failed` and retried at once would otherwise get a 409 for a run that is all but over.
+      if (row.status === 'pending' || !(await closesWithin(handle, 5000))) throw inProgress();
+    }
 
     const now = new Date();
     await deps.db('webhook_deliveries').where({ id: row.id }).update({ status: 'pending', next_attempt_at: now, updated_at: now });
