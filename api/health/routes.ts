@@ -1,20 +1,13 @@
 import type Router from '@koa/router';
+import { TIMED_OUT, within } from '../../lib/timeout';
 import type { Deps } from '../deps';
 
 async function probe(fn: () => Promise<unknown>, timeoutMs = 3000): Promise<{ ok: boolean; error?: string }> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      fn(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]);
+    if ((await within(fn(), timeoutMs)) === TIMED_OUT) return { ok: false, error: `timed out after ${timeoutMs} ms` };
     return { ok: true };
   } catch (err) {
     return { ok: false, error: (err as Error).message };
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { deliveryWorkflowId } from '../../activities/events';
 import { parseId } from '../../lib/ids';
+import { TIMED_OUT, within } from '../../lib/timeout';
 import { webhookDeliveryWorkflow } from '../../workflows/delivery';
 import type { Deps } from '../deps';
 import { badRequest, conflict, notFound } from '../errors';
@@ -19,19 +20,11 @@ async function isRunning(handle: WorkflowHandle): Promise<boolean> {
 }
 
 async function closesWithin(handle: WorkflowHandle, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
   const closed = handle.result().then(
     () => true,
     () => true,
   );
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([closed, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return (await within(closed, ms)) !== TIMED_OUT;
 }
 
 /**

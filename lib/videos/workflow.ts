@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
+import { TIMED_OUT, within } from '../timeout';
 import { type VideoSource, type VideoState, type VideoWorkflowInput, VideoIdKey, videoStateQuery, VideoStatusKey, videoWorkflowId, WorkspaceIdKey } from '../../workflows/defs';
 
 type VideoRef = { videoId: string; workspaceId: string; storageKey: string; source: VideoSource };
@@ -24,17 +25,10 @@ export function startVideoWorkflow(temporal: Client, config: Config, p: VideoRef
 
 /** The workflow's live state, or undefined when it cannot answer quickly (reads fall back to Postgres). */
 export async function queryVideoState(temporal: Client, videoId: string, timeoutMs = 2000): Promise<VideoState | undefined> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([
-      temporal.workflow.getHandle(videoWorkflowId(videoId)).query(videoStateQuery),
-      new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), timeoutMs);
-      }),
-    ]);
+    const state = await within(temporal.workflow.getHandle(videoWorkflowId(videoId)).query(videoStateQuery), timeoutMs);
+    return state === TIMED_OUT ? undefined : state;
   } catch {
     return undefined;
-  } finally {
-    clearTimeout(timer);
   }
 }
