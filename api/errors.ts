@@ -18,5 +18,6 @@ export const forbidden = (code: string, message: string) => new ApiError(403, co
 export const notFound = (what = 'Resource') => new ApiError(404, 'not_found', `${what} not found`);
 export const conflict = (code: string, message: string, details?: unknown) => new ApiError(409, code, message, details);
 export const tooLarge = (message: string) => new ApiError(413, 'payload_too_large', message);
+export const unavailable = (message = 'The processing service is unavailable; try again shortly') => new ApiError(503, 'temporarily_unavailable', message);
 export const rateLimited = (retryAfter: number) =>
   new ApiError(429, 'rate_limited', 'Too many requests; retry later', undefined, { 'Retry-After': String(retryAfter) });

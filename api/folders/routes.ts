@@ -5,6 +5,7 @@ import type { Deps } from '../deps';
 import { badRequest, notFound } from '../errors';
 import { auth } from '../middleware/auth';
 import { parseBody, parseQuery } from '../middleware/validate';
+import { assertFolderOf } from './assert';
 import { createFolderBody, listFoldersQuery, patchFolderBody } from './schema';
 
 interface FolderRow {
@@ -29,11 +30,6 @@ async function findFolder(db: Knex, workspaceId: string, id: string): Promise<Fo
   const row = fid ? await db<FolderRow>('folders').where({ id: fid, workspace_id: workspaceId }).first() : undefined;
   if (!row) throw notFound('Folder');
   return row;
-}
-
-async function assertParent(db: Knex, workspaceId: string, parentId: string): Promise<void> {
-  const found = await db('folders').where({ id: parentId, workspace_id: workspaceId }).first('id');
-  if (!found) throw badRequest('invalid_parameters', 'parent_id does not name a folder of this workspace', [{ field: 'parent_id', message: 'not found' }]);
 }
 
 /** True when `ancestorId` is `folderId` or one of its ancestors. */
@@ -71,7 +67,7 @@ export function folderRoutes(r: Router, deps: Deps): void {
   r.post('/folders', async (ctx) => {
     const { workspaceId } = auth(ctx);
     const body = parseBody(ctx, createFolderBody);
-    if (body.parent_id) await assertParent(db, workspaceId, body.parent_id);
+    if (body.parent_id) await assertFolderOf(db, workspaceId, body.parent_id, 'parent_id');
     const [row] = await db<FolderRow>('folders')
       .insert({ id: newId('fld'), workspace_id: workspaceId, name: body.name, parent_id: body.parent_id ?? null })
       .returning('*');
@@ -90,7 +86,7 @@ export function folderRoutes(r: Router, deps: Deps): void {
     const row = await db.transaction(async (tx) => {
       if (body.parent_id) {
         await lockTree(tx, workspaceId);
-        await assertParent(tx, workspaceId, body.parent_id);
+        await assertFolderOf(tx, workspaceId, body.parent_id, 'parent_id');
         if (await isAncestorOrSelf(tx, folder.id, body.parent_id)) {
           throw badRequest('folder_cycle', 'A folder cannot be moved into itself or one of its subfolders');
         }

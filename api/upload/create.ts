@@ -5,7 +5,8 @@ import { setVideoTags } from '../../lib/tags';
 import { startVideoWorkflow } from '../../lib/videos/workflow';
 import type { VideoSource } from '../../workflows/defs';
 import type { AuthState, Deps } from '../deps';
-import { ApiError, badRequest, forbidden } from '../errors';
+import { assertFolderOf } from '../folders/assert';
+import { forbidden, unavailable } from '../errors';
 import { visibility } from './schema';
 
 const GB = 1024 ** 3;
@@ -38,10 +39,7 @@ async function assertQuota(deps: Deps, auth: AuthState, extra: number): Promise<
  */
 export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Promise<{ id: string; storageKey: string; filename: string }> {
   const { db, config } = deps;
-  if (v.folderId) {
-    const folder = await db('folders').where({ id: v.folderId, workspace_id: auth.workspaceId }).first('id');
-    if (!folder) throw badRequest('invalid_parameters', 'folder_id does not name a folder of this workspace', [{ field: 'folder_id', message: 'not found' }]);
-  }
+  if (v.folderId) await assertFolderOf(db, auth.workspaceId, v.folderId, 'folder_id');
   await assertQuota(deps, auth, v.size ?? 0);
   const id = newVideoUuid();
   const filename = sanitizeFilename(v.filename);
@@ -69,7 +67,7 @@ export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Pro
   } catch (err) {
     await db('videos').where({ id }).delete();
     deps.log.error({ err }, 'could not start the video workflow');
-    throw new ApiError(503, 'temporarily_unavailable', 'The processing service is unavailable; try again shortly');
+    throw unavailable();
   }
   return { id, storageKey, filename };
 }

@@ -5,10 +5,11 @@ import { loadVideoRow, type VideoRow } from '../../lib/videos/read';
 import { videoWorkflowOptions } from '../../lib/videos/workflow';
 import { deleteVideoSignal, type VideoSource } from '../../workflows/defs';
 import type { Deps } from '../deps';
-import { ApiError, badRequest, notFound } from '../errors';
+import { notFound, unavailable } from '../errors';
 import { auth } from '../middleware/auth';
 import { parseBody } from '../middleware/validate';
 import { tagNames, visibility } from '../upload/schema';
+import { assertFolderOf } from '../folders/assert';
 import { findVideo } from './find';
 import { readVideo } from './routes';
 
@@ -56,10 +57,7 @@ export function manageVideoRoutes(r: Router, deps: Deps): void {
     const row = await findVideo(ctx, deps, ctx.params.id);
     const body = parseBody(ctx, patchBody);
     const { workspaceId } = auth(ctx);
-    if (body.folder_id) {
-      const folder = await db('folders').where({ id: body.folder_id, workspace_id: workspaceId }).first('id');
-      if (!folder) throw badRequest('invalid_parameters', 'folder_id does not name a folder of this workspace', [{ field: 'folder_id', message: 'not found' }]);
-    }
+    if (body.folder_id) await assertFolderOf(db, workspaceId, body.folder_id, 'folder_id');
     const patch: Record<string, unknown> = {};
     if (body.title !== undefined) patch.title = body.title;
     if (body.description !== undefined) patch.description = body.description;
@@ -89,7 +87,7 @@ export function manageVideoRoutes(r: Router, deps: Deps): void {
       // Without the workflow nobody would remove the files: show the video again and say so.
       await db('videos').where({ id: row.id }).update({ deleted_at: null });
       ctx.state.log?.error({ err, videoId: row.id }, 'could not hand the deletion to the workflow');
-      throw new ApiError(503, 'temporarily_unavailable', 'The processing service is unavailable; try again shortly');
+      throw unavailable();
     }
     ctx.status = 204;
   });
