@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from './db';
 import { newId, randomToken } from './ids';
+import type { Plan } from './plans';
 
 export type Access = 'read' | 'full';
 
@@ -41,8 +42,7 @@ export function toRecord(row: { id: string; workspace_id: string; name: string; 
   };
 }
 
-export const PLANS = ['free', 'starter', 'pro', 'business'] as const;
-export type Plan = (typeof PLANS)[number];
+export { PLANS, type Plan } from './plans';
 
 export async function createWorkspace(db: Db, name: string, plan: Plan = 'free'): Promise<{ id: string; name: string; plan: Plan }> {
   const id = newId('ws');

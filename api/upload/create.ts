@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { newVideoUuid } from '../../lib/ids';
+import { limitsOf } from '../../lib/plans';
 import { keys, sanitizeFilename } from '../../lib/storage';
 import { setVideoTags } from '../../lib/tags';
 import { startVideoWorkflow } from '../../lib/videos/workflow';
@@ -8,9 +9,6 @@ import type { AuthState, Deps } from '../deps';
 import { assertFolderOf } from '../folders/assert';
 import { forbidden, unavailable } from '../errors';
 import { visibility } from './schema';
-
-const GB = 1024 ** 3;
-export const STORAGE_QUOTA: Record<string, number> = { free: 5 * GB, starter: 100 * GB, pro: 500 * GB, business: 2048 * GB };
 
 export interface NewVideo {
   filename: string;
@@ -26,7 +24,7 @@ export interface NewVideo {
 }
 
 async function assertQuota(deps: Deps, auth: AuthState, extra: number): Promise<void> {
-  const quota = STORAGE_QUOTA[auth.plan] ?? STORAGE_QUOTA.free;
+  const quota = limitsOf(auth.plan).storageBytes;
   const [{ used }] = await deps.db('videos').where({ workspace_id: auth.workspaceId }).whereNull('deleted_at').sum({ used: 'size_bytes' });
   if (Number(used ?? 0) + extra > quota) {
     throw forbidden('storage_quota_exceeded', `This upload would exceed the ${auth.plan} plan's storage of ${quota} bytes`);

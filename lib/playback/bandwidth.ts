@@ -1,15 +1,11 @@
 import type { Db } from '../db';
 import type { Logger } from '../logger';
+import { limitsOf } from '../plans';
 
-const GB = 1024 ** 3;
-
-/** SPEC §10: only the Free plan has a monthly bandwidth allowance; the others are not capped. */
-export const MONTHLY_BANDWIDTH_BYTES: Record<string, number | undefined> = { free: 20 * GB };
-
-/** The plan's monthly allowance when `used` bytes have reached it, else undefined. */
+/** The plan's monthly allowance when `used` bytes have reached it, else undefined (SPEC §10: only Free is capped). */
 export function exceededAllowance(plan: string, used: number): number | undefined {
-  const allowance = MONTHLY_BANDWIDTH_BYTES[plan];
-  return allowance !== undefined && used >= allowance ? allowance : undefined;
+  const allowance = limitsOf(plan).monthlyBandwidthBytes;
+  return allowance !== null && used >= allowance ? allowance : undefined;
 }
 
 /** The first day of the month (UTC) that `bandwidth_usage.month` keys by. */
