@@ -1,0 +1,189 @@
+// The transcode room's activities (issue 11): plan, passthrough remux, chunk encodes, stitching.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Context } from '@temporalio/activity';
+import {
+  createMediaTools,
+  chunkLadderArgs,
+  chunkPlaylistName,
+  keyframeScanArgs,
+  measuredBandwidth,
+  parseKeyframes,
+  parseMediaPlaylist,
+  passthroughEligibility,
+  planChunks,
+  remuxArgs,
+  stitchPlaylists,
+  type Chunk,
+  type Eligibility,
+  type PlaylistRung,
+  type Rung,
+} from '../lib/media';
+import { keys } from '../lib/storage';
+import { renditionProgressSignal } from '../workflows/defs';
+import type { ActivityDeps } from './deps';
+import { toFailure } from './media';
+
+const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
+/** The passthrough rendition's folder next to the rungs' (`hls/source/`). */
+export const PASSTHROUGH_NAME = 'source';
+
+async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'vidhost-'));
+  try {
+    return await fn(dir);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Heartbeats every second (so cancellation reaches ffmpeg) with the latest progress. */
+function heartbeating<T>(fn: (progress: (pct: number) => void) => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  let progress = 0;
+  const beat = setInterval(() => ctx.heartbeat({ progress }), 1000);
+  return fn((pct) => {
+    progress = pct;
+    ctx.heartbeat({ progress });
+  }).finally(() => clearInterval(beat));
+}
+
+export function ladderActivities({ config, storage, temporal, log }: ActivityDeps) {
+  // Every ffmpeg/ffprobe on user media goes through the media policy: allow-lists, sandbox, bounds.
+  const media = createMediaTools(config.media);
+  const segmentSeconds = config.media.segmentSeconds;
+
+  async function uploadDir(dir: string, prefix: string): Promise<string[]> {
+    const files = (await fs.readdir(dir)).sort();
+    const ctx = Context.current();
+    // Segments first, playlists last: a playlist never names a segment that is not there yet.
+    for (const f of [...files.filter((x) => x.endsWith('.ts')), ...files.filter((x) => x.endsWith('.m3u8'))]) {
+      await storage.putFile(prefix + f, path.join(dir, f), { contentType: f.endsWith('.ts') ? 'video/mp2t' : PLAYLIST_TYPE });
+      ctx.heartbeat({ uploading: f });
+    }
+    return files;
+  }
+
+  async function readText(key: string): Promise<string> {
+    const obj = await storage.get(key);
+    if (!obj) throw new Error(`missing ${key}`);
+    const parts: Buffer[] = [];
+    for await (const c of obj.body) parts.push(Buffer.from(c as Buffer));
+    return Buffer.concat(parts).toString('utf8');
+  }
+
+  return {
+    /** Probe, keyframe scan, passthrough eligibility and the chunk plan, from config. */
+    async planTranscode(p: { storageKey: string }) {
+      try {
+        const signal = Context.current().cancellationSignal;
+        const input = await media.open(await storage.mediaSource(p.storageKey), signal);
+        const info = input.info;
+        const head = await storage.head(p.storageKey);
+        const keyframes = parseKeyframes(await media.ffprobe(keyframeScanArgs(input.path, input.inputArgs), input, signal));
+        const passthrough: Eligibility = config.media.passthrough
+          ? passthroughEligibility({ ...info, ...info.streams, keyframes }, segmentSeconds)
+          : { eligible: false, reason: 'disabled (TRANSCODE_PASSTHROUGH=false)' };
+        const chunks = planChunks({
+          keyframes,
+          durationSeconds: info.durationSeconds,
+          chunkSeconds: config.media.chunkSeconds,
+          thresholdSeconds: config.media.chunkThresholdSeconds,
+        });
+        return { info: { ...info, sizeBytes: head?.size ?? info.sizeBytes }, passthrough, chunks };
+      } catch (err) {
+        throw toFailure(err);
+      }
+    },
+
+    /** The source copied (no re-encode) into `hls/source/`; returns its master playlist entry. */
+    async remuxPassthrough(p: { workspaceId: string; videoId: string; storageKey: string; hasAudio: boolean; width: number; height: number; codecs: string }): Promise<PlaylistRung> {
+      return heartbeating(() =>
+        withTempDir(async (dir) => {
+          const signal = Context.current().cancellationSignal;
+          try {
+            const input = await media.open(await storage.mediaSource(p.storageKey), signal);
+            const args = remuxArgs({ input: input.path, inputArgs: input.inputArgs, outputDir: dir, hasAudio: p.hasAudio, segmentSeconds });
+            await media.ffmpeg(args, input, { outputDir: dir, signal, durationSeconds: input.info.durationSeconds });
+          } catch (err) {
+            throw toFailure(err);
+          }
+          const segments = parseMediaPlaylist(await fs.readFile(path.join(dir, 'index.m3u8'), 'utf8'));
+          const sizes = await Promise.all(segments.map(async (s) => ({ seconds: s.seconds, bytes: (await fs.stat(path.join(dir, s.uri))).size })));
+          const bw = measuredBandwidth(sizes);
+          await uploadDir(dir, keys.rendition(p.workspaceId, p.videoId, PASSTHROUGH_NAME));
+          // Measured, so BANDWIDTH is the true peak including audio (audioBitrate 0 adds nothing).
+          return { name: PASSTHROUGH_NAME, width: p.width, height: p.height, videoBitrate: bw.average, maxrate: bw.peak, bufsize: 0, audioBitrate: 0, codecs: p.codecs };
+        }),
+      );
+    },
+
+    /**
+     * One chunk into every rung of the group with a single decode; uploads each rung's segments
+     * and chunk playlist. Idempotent: a retry rewrites the same keys.
+     */
+    async encodeChunk(p: {
+      workspaceId: string;
+      videoId: string;
+      storageKey: string;
+      rungs: Rung[];
+      chunk: Chunk;
+      hasAudio: boolean;
+      fps: number | null;
+      durationSeconds: number | null;
+      /** Report progress to the workflow (worth it only when the chunk is the whole source). */
+      signalProgress?: boolean;
+    }): Promise<{ segments: number }> {
+      const ctx = Context.current();
+      const workflowId = ctx.info.workflowExecution?.workflowId;
+      const handle = p.signalProgress && workflowId ? temporal.workflow.getHandle(workflowId) : undefined;
+      const seconds = p.chunk.end !== null ? p.chunk.end - p.chunk.start : p.durationSeconds !== null ? p.durationSeconds - p.chunk.start : null;
+      let lastSignal = 0;
+      let lastPct = 0;
+      return heartbeating((beat) =>
+        withTempDir(async (dir) => {
+          for (const r of p.rungs) await fs.mkdir(path.join(dir, r.name));
+          let input: Awaited<ReturnType<typeof media.open>>;
+          try {
+            input = await media.open(await storage.mediaSource(p.storageKey), ctx.cancellationSignal);
+          } catch (err) {
+            throw toFailure(err);
+          }
+          const args = chunkLadderArgs({ input: input.path, inputArgs: input.inputArgs, outputRoot: dir, rungs: p.rungs, chunk: p.chunk, hasAudio: p.hasAudio, segmentSeconds, fps: p.fps, preset: config.media.x264Preset });
+          const onProgress = (pct: number) => {
+            beat(pct);
+            const now = Date.now();
+            // ≤ 50 signals a rung, as transcodeRendition: they land in the workflow's history.
+            if (handle && now - lastSignal >= 2000 && pct - lastPct >= 2 && pct < 100) {
+              lastSignal = now;
+              lastPct = pct;
+              for (const r of p.rungs) handle.signal(renditionProgressSignal, { name: r.name, progress: pct }).catch((err) => log.debug({ err }, 'progress signal failed'));
+            }
+          };
+          try {
+            await media.ffmpeg(args, input, { outputDir: dir, durationSeconds: seconds, onProgress, signal: ctx.cancellationSignal });
+          } catch (err) {
+            throw toFailure(err);
+          }
+          let segments = 0;
+          for (const r of p.rungs) {
+            const files = await uploadDir(path.join(dir, r.name), keys.rendition(p.workspaceId, p.videoId, r.name));
+            segments += files.filter((f) => f.endsWith('.ts')).length;
+          }
+          return { segments };
+        }),
+      );
+    },
+
+    /** Each rung's `index.m3u8` from its chunk playlists, in order. */
+    async stitchRenditions(p: { workspaceId: string; videoId: string; rungs: string[]; chunks: number }): Promise<void> {
+      for (const name of p.rungs) {
+        const prefix = keys.rendition(p.workspaceId, p.videoId, name);
+        const texts: string[] = [];
+        for (let i = 0; i < p.chunks; i++) texts.push(await readText(prefix + chunkPlaylistName(i)));
+        await storage.put(prefix + 'index.m3u8', stitchPlaylists(texts), { contentType: PLAYLIST_TYPE });
+      }
+    },
+  };
+}

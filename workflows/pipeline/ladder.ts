@@ -1,0 +1,121 @@
+// The pipeline since issue 11 (docs/transcoding.md): plan → passthrough (the source remuxed,
+// playable in about a second) → ready → the ladder, all rungs of a chunk from one decode, the
+// chunks of a long source spread over every transcode worker → stitch → final master.
+import { isCancellation, patched } from '@temporalio/workflow';
+import type { PlaylistRung } from '../../lib/media/args';
+import { capLadder } from '../../lib/media/cap';
+import { keepPassthrough, planLadder, type Rung } from '../../lib/media/ladder';
+import type { PipelineContext } from './context';
+
+export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
+  const { acts, io, state } = ctx;
+  const { videoId, workspaceId, storageKey, source } = ctx.input;
+  if (source.kind === 'url' && !(await acts.originalExists({ storageKey }))) {
+    await io.importFromUrl({ videoId, workspaceId, storageKey, url: source.url });
+  }
+  // SPEC §14 clip: the original is cut from another video's original (only inputs made since outputs-v1).
+  if (source.kind === 'clip' && !(await acts.originalExists({ storageKey }))) {
+    await io.cutClip({ sourceStorageKey: source.sourceStorageKey, storageKey, startSeconds: source.startSeconds, endSeconds: source.endSeconds });
+  }
+  const { info, passthrough, chunks } = await io.planTranscode({ storageKey });
+  const { maxResolution } = ctx.input;
+  const rungs = capLadder(planLadder({ width: info.width, height: info.height, rotation: info.rotation }), maxResolution);
+  // max_resolution caps what viewers can get: a source above the cap is never published as-is.
+  const aboveCap = maxResolution !== undefined && Math.min(info.width, info.height) > Number.parseInt(maxResolution, 10);
+  state.renditions = rungs.map((r) => ({ name: r.name, width: r.width, height: r.height, bitrate: r.videoBitrate, status: 'queued', progress: 0 }));
+  state.progress = 0;
+  await acts.recordMetadata({
+    videoId,
+    durationSeconds: info.durationSeconds,
+    width: info.width,
+    height: info.height,
+    sizeBytes: info.sizeBytes,
+    renditions: state.renditions,
+  });
+  const thumbnail = io.makeThumbnail({ workspaceId, videoId, storageKey, durationSeconds: info.durationSeconds });
+  // Handled at once: if an encode fails or is cancelled first, an unobserved rejection would fail the workflow task.
+  ctx.track(thumbnail.catch(() => undefined));
+
+  let original: PlaylistRung | undefined;
+  const ready: Rung[] = [];
+  const publishMaster = () =>
+    io.publishMaster({
+      workspaceId,
+      videoId,
+      rungs: rungs.filter((r) => ready.includes(r)),
+      extra: original && keepPassthrough(original, ready) ? [original] : [],
+    });
+  const becomeReady = async () => {
+    await thumbnail;
+    await ctx.setStatus('ready');
+    await ctx.emit('video.ready');
+  };
+
+  /** Every chunk of the source into every rung of `group`; then stitched, published, reported. */
+  const encodeGroup = async (group: Rung[]): Promise<void> => {
+    const entries = group.map((r) => state.renditions[rungs.indexOf(r)]);
+    for (const r of entries) r.status = 'processing';
+    await Promise.all(entries.map((r) => acts.recordRendition({ videoId, name: r.name, status: 'processing', progress: 0 })));
+    let done = 0;
+    // allSettled: on cancellation every chunk must have stopped before the pipeline unwinds,
+    // or a deletion could remove files that a still-running encode then writes.
+    const results = await Promise.allSettled(
+      chunks.map(async (chunk) => {
+        await io.encodeChunk({
+          workspaceId,
+          videoId,
+          storageKey,
+          rungs: group,
+          chunk,
+          hasAudio: info.hasAudio,
+          fps: info.fps,
+          durationSeconds: info.durationSeconds,
+          signalProgress: chunks.length === 1,
+        });
+        done++;
+        for (const r of entries) r.progress = Math.max(r.progress, Math.floor((done / chunks.length) * 99));
+        ctx.updateProgress();
+      }),
+    );
+    const rejected = results.find((x): x is PromiseRejectedResult => x.status === 'rejected');
+    if (rejected) {
+      if (isCancellation(rejected.reason) || state.status !== 'ready') throw rejected.reason;
+      // Already playable: a group failing leaves the video ready without those rungs.
+      for (const r of entries) r.status = 'failed';
+      await Promise.all(entries.map((r) => acts.recordRendition({ videoId, name: r.name, status: 'failed', progress: r.progress })));
+      return;
+    }
+    await io.stitchRenditions({ workspaceId, videoId, rungs: group.map((r) => r.name), chunks: chunks.length });
+    // A rendition is reported ready only once the master playlist lists it.
+    ready.push(...group);
+    await publishMaster();
+    await Promise.all(entries.map((r) => acts.recordRendition({ videoId, name: r.name, status: 'ready', progress: 100 })));
+    for (const r of entries) {
+      r.status = 'ready';
+      r.progress = 100;
+    }
+    ctx.updateProgress();
+  };
+
+  if (passthrough.eligible && !aboveCap) {
+    try {
+      original = await io.remuxPassthrough({ workspaceId, videoId, storageKey, hasAudio: info.hasAudio, width: info.width, height: info.height, codecs: passthrough.codecs });
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      // The ladder's lowest rung is the way to playable instead.
+    }
+  }
+  if (original) {
+    await publishMaster();
+    await becomeReady();
+    await encodeGroup(rungs);
+  } else {
+    await encodeGroup(rungs.slice(0, 1));
+    await becomeReady();
+    if (rungs.length > 1) await encodeGroup(rungs.slice(1));
+  }
+  await acts.recordState({ videoId, progress: state.progress });
+  // SPEC §14 outputs (MP4, storyboard) run in their own workflow, from the finished ladder. New
+  // marker here: transcode-* histories recorded before it replay without the request.
+  if (patched('outputs-v1')) await acts.requestOutputs({ videoId, workspaceId });
+}
