@@ -1,0 +1,75 @@
+import type Router from '@koa/router';
+import type { Next, ParameterizedContext } from 'koa';
+import { createMediaTools } from '../../../lib/media/tools';
+import { outputKeys } from '../../../lib/outputs/keys';
+import { type BandwidthMeter, exceededAllowance } from '../../../lib/playback/bandwidth';
+import { mountPath } from '../../../lib/playback/urls';
+import { loadVideoRow } from '../../../lib/videos/read';
+import type { Deps } from '../../deps';
+import { forbidden, notFound } from '../../errors';
+import { cacheControl } from '../files';
+import { renderImage } from './images';
+import { parseOutputPath } from './paths';
+import { serveObject } from './serve';
+
+/**
+ * SPEC §14 files on the CDN: caption tracks, static downloads, the storyboard and on-demand
+ * images, under the same id-or-token rules as the HLS files (§7). Anything else falls through to
+ * the HLS route (`thumbnail.jpg` without a query is the pipeline's poster).
+ */
+export function outputCdnRoutes(r: Router, deps: Deps, meter: BandwidthMeter): void {
+  const base = `${mountPath(deps.config.cdnUrl)}/v/`;
+  const media = createMediaTools(deps.config.media);
+
+  r.get(`${base}*rest`, async (ctx: ParameterizedContext, next: Next) => {
+    const parsed = parseOutputPath(ctx.path.slice(base.length));
+    if (!parsed) return next();
+    if (parsed.path.kind === 'thumbnail' && parsed.path.ext === 'jpg' && Object.keys(ctx.query).length === 0) return next();
+    ctx.set('Access-Control-Allow-Origin', '*');
+    ctx.set('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges, Content-Disposition');
+    ctx.set('Cache-Control', 'no-store');
+
+    const access = await deps.hot.access.resolve(parsed.isId ? { id: parsed.subject } : { token: parsed.subject });
+    if (access.kind === 'not_found') throw notFound('Video');
+    if (access.kind === 'forbidden') throw forbidden('forbidden', 'This video needs a valid playback token (GET /playback/{id})');
+    const { video, grant } = access;
+    if (video.status !== 'ready') throw notFound('Video');
+    const allowance = exceededAllowance(video.plan, video.bandwidth_bytes + meter.pending(video.workspace_id, video.month));
+    if (allowance !== undefined) {
+      throw forbidden('bandwidth_quota_exceeded', `The workspace has used its ${video.plan} plan's monthly bandwidth of ${allowance} bytes`);
+    }
+    const row = await loadVideoRow(deps.db, video.id);
+    if (!row) throw notFound('Video');
+    const ws = video.workspace_id;
+    const cache = (kind: 'playlist' | 'thumbnail' | 'segment') => cacheControl(kind, { growing: true, tokenExpiresAt: grant?.expiresAt ?? null });
+    const p = parsed.path;
+
+    switch (p.kind) {
+      case 'subtitle': {
+        const key = p.file === 'index.m3u8' ? outputKeys.subtitlePlaylist(ws, video.id, p.lang) : outputKeys.subtitleFile(ws, video.id, p.lang);
+        const type = p.file === 'index.m3u8' ? 'application/vnd.apple.mpegurl' : 'text/vtt; charset=utf-8';
+        return serveObject(ctx, deps, meter, video, key, { contentType: type, cacheControl: cache('playlist') });
+      }
+      case 'download': {
+        const st = await deps.db('static_renditions').where({ video_id: video.id, name: p.name, status: 'ready' }).first();
+        if (!st) throw notFound('Download');
+        const filename = `${row.title.replace(/[^\p{L}\p{N} ._-]/gu, '_').slice(0, 100) || 'video'}-${p.name}`;
+        return serveObject(ctx, deps, meter, video, outputKeys.staticFile(ws, video.id, p.name), {
+          contentType: p.name.endsWith('.m4a') ? 'audio/mp4' : 'video/mp4',
+          cacheControl: cache('thumbnail'),
+          disposition: `attachment; filename="${filename.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(filename)}`,
+        });
+      }
+      case 'storyboard': {
+        if (!row.storyboard_ready) throw notFound('Storyboard');
+        const key = p.ext === 'vtt' ? outputKeys.storyboardVtt(ws, video.id) : outputKeys.storyboardJpg(ws, video.id);
+        return serveObject(ctx, deps, meter, video, key, { contentType: p.ext === 'vtt' ? 'text/vtt; charset=utf-8' : 'image/jpeg', cacheControl: cache('thumbnail') });
+      }
+      case 'thumbnail':
+      case 'animated': {
+        const out = await renderImage(deps, media, row, p, ctx.query);
+        return serveObject(ctx, deps, meter, video, out.key, { contentType: out.contentType, cacheControl: cache('thumbnail'), headers: { 'X-Render-Cache': out.cache } });
+      }
+    }
+  });
+}

@@ -1,0 +1,63 @@
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { mp4Support, passthrough } from '../../lib/outputs/options';
+import { loadVideoRow } from '../../lib/videos/read';
+import type { Deps } from '../deps';
+import { badRequest, conflict, notFound } from '../errors';
+import { auth } from '../middleware/auth';
+import { parseBody } from '../middleware/validate';
+import { createVideo } from '../upload/create';
+import { visibility } from '../upload/schema';
+import { findVideo } from '../videos/find';
+import { readVideo } from '../videos/routes';
+
+/** Shorter than this, a clip would have no frame to show at common frame rates. */
+const MIN_CLIP_SECONDS = 0.1;
+
+export const clipBody = z
+  .object({
+    start_time: z.number().finite().min(0),
+    end_time: z.number().finite().positive(),
+    title: z.string().trim().min(1).max(200).optional(),
+    visibility: visibility.optional(),
+    mp4_support: mp4Support.optional(),
+    passthrough: passthrough.optional(),
+  })
+  .strict();
+
+/**
+ * SPEC §14 clips: a new video, with its own workflow and id, whose original is the range of the
+ * source's original (cut frame-accurately by the clip's workflow), then processed like an upload.
+ */
+export function clipRoutes(r: Router, deps: Deps): void {
+  r.post('/videos/:id/clips', async (ctx) => {
+    const source = await findVideo(ctx, deps, ctx.params.id);
+    const body = parseBody(ctx, clipBody);
+    if (source.status !== 'ready' || source.duration_seconds === null) {
+      throw conflict('not_ready', `Clips can be cut from ready videos only (status: ${source.status})`);
+    }
+    const duration = source.duration_seconds;
+    const field = (name: string, message: string) => badRequest('invalid_range', message, [{ field: name, message }]);
+    if (body.start_time >= duration) throw field('start_time', `start_time must be before the end of the video (${duration} s)`);
+    if (body.end_time > duration + 0.001) throw field('end_time', `end_time must be within the video's ${duration} seconds`);
+    if (body.end_time - body.start_time < MIN_CLIP_SECONDS) throw field('end_time', `end_time must be at least ${MIN_CLIP_SECONDS} s after start_time`);
+    if (!(await deps.storage.head(source.storage_key))) throw conflict('original_missing', 'The source video has no original to cut from');
+
+    const a = auth(ctx);
+    const v = await createVideo(deps, a, {
+      filename: 'clip.mp4',
+      contentType: 'video/mp4',
+      size: null,
+      title: body.title ?? `${source.title} (clip)`.slice(0, 200),
+      description: source.description ?? undefined,
+      visibility: body.visibility ?? source.visibility,
+      folderId: source.folder_id,
+      outputs: { passthrough: body.passthrough, mp4_support: body.mp4_support, source_video_id: source.id },
+      source: { kind: 'clip', sourceStorageKey: source.storage_key, startSeconds: body.start_time, endSeconds: Math.min(body.end_time, duration) },
+    });
+    const row = await loadVideoRow(deps.db, v.id, a.workspaceId);
+    if (!row) throw notFound('Video');
+    ctx.status = 202;
+    ctx.body = await readVideo(deps, row);
+  });
+}

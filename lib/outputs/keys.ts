@@ -1,0 +1,16 @@
+import { keys } from '../storage';
+
+/** Where the SPEC §14 outputs live, under the video's prefix (so a deletion removes them too). */
+export const outputKeys = {
+  subtitleDir: (ws: string, vid: string, lang: string) => `${keys.videoPrefix(ws, vid)}hls/subs/${lang}/`,
+  subtitlePlaylist: (ws: string, vid: string, lang: string) => `${outputKeys.subtitleDir(ws, vid, lang)}index.m3u8`,
+  subtitleFile: (ws: string, vid: string, lang: string) => `${outputKeys.subtitleDir(ws, vid, lang)}captions.vtt`,
+  staticFile: (ws: string, vid: string, name: string) => `${keys.videoPrefix(ws, vid)}static/${name}`,
+  storyboardVtt: (ws: string, vid: string) => `${keys.videoPrefix(ws, vid)}storyboard/storyboard.vtt`,
+  storyboardJpg: (ws: string, vid: string) => `${keys.videoPrefix(ws, vid)}storyboard/storyboard.jpg`,
+  /** On-demand images, one object per set of parameters. */
+  derived: (ws: string, vid: string, name: string) => `${keys.videoPrefix(ws, vid)}derived/${name}`,
+};
+
+/** The master playlist's relative URI of a subtitle playlist. */
+export const subtitleUri = (lang: string) => `subs/${lang}/index.m3u8`;

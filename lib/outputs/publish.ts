@@ -1,0 +1,46 @@
+import type { Db } from '../db';
+import { keys, type Storage } from '../storage';
+import type { CaptionRow } from './read';
+import { subtitleUri } from './keys';
+import { type SubtitleTrack, withSubtitles } from './master';
+
+const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
+
+/**
+ * Every write of a video's master playlist runs under this lock (a Postgres advisory lock held
+ * by a transaction): the workflow adding a rendition and the API adding a caption each read the
+ * other's latest write, so neither can drop what the other just published.
+ */
+export async function withMasterLock<T>(db: Db, videoId: string, fn: () => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.raw('select pg_advisory_xact_lock(hashtext(?))', [`master:${videoId}`]);
+    return fn();
+  });
+}
+
+export async function subtitleTracks(db: Db, videoId: string): Promise<SubtitleTrack[]> {
+  const rows: CaptionRow[] = await db('captions').where({ video_id: videoId, status: 'ready' }).orderBy('language');
+  return rows.map((c) => ({ language: c.language, label: c.label, isDefault: c.is_default, uri: subtitleUri(c.language) }));
+}
+
+/** The master as the pipeline built it, plus the captions in Postgres. Call inside withMasterLock. */
+export async function writeMaster(db: Db, storage: Storage, p: { workspaceId: string; videoId: string; text: string }): Promise<void> {
+  const text = withSubtitles(p.text, await subtitleTracks(db, p.videoId));
+  await storage.put(keys.master(p.workspaceId, p.videoId), text, { contentType: PLAYLIST_TYPE });
+}
+
+/**
+ * Re-applies the captions to the published master, leaving its renditions as they are (a player
+ * that reloads it keeps playing). Nothing to do before the first publication: the pipeline's
+ * own write will include the captions.
+ */
+export async function republishMaster(db: Db, storage: Storage, p: { workspaceId: string; videoId: string }): Promise<boolean> {
+  return withMasterLock(db, p.videoId, async () => {
+    const object = await storage.get(keys.master(p.workspaceId, p.videoId));
+    if (!object) return false;
+    const chunks: Buffer[] = [];
+    for await (const c of object.body) chunks.push(c as Buffer);
+    await writeMaster(db, storage, { ...p, text: Buffer.concat(chunks).toString('utf8') });
+    return true;
+  });
+}

@@ -1,0 +1,70 @@
+import type { Config } from '../config';
+import type { Db } from '../db';
+import { videoPublicId } from '../ids';
+
+export interface StaticRenditionRow {
+  video_id: string;
+  name: string;
+  status: 'processing' | 'ready' | 'failed';
+  size_bytes: string | number | null;
+}
+
+export interface CaptionRow {
+  video_id: string;
+  language: string;
+  label: string;
+  is_default: boolean;
+  status: 'ready';
+}
+
+export interface VideoOutputs {
+  statics: StaticRenditionRow[];
+  captions: CaptionRow[];
+}
+
+/** Static renditions and captions of many videos in two queries (lists must not do N+1). */
+export async function loadOutputs(db: Db, ids: string[]): Promise<Map<string, VideoOutputs>> {
+  const out = new Map<string, VideoOutputs>(ids.map((id) => [id, { statics: [], captions: [] }]));
+  if (ids.length === 0) return out;
+  const [statics, captions] = await Promise.all([
+    db<StaticRenditionRow>('static_renditions').whereIn('video_id', ids).orderBy(['video_id', 'name']),
+    db<CaptionRow>('captions').whereIn('video_id', ids).orderBy(['video_id', 'language']),
+  ]);
+  for (const s of statics) out.get(s.video_id)?.statics.push(s);
+  for (const c of captions) out.get(c.video_id)?.captions.push(c);
+  return out;
+}
+
+export const captionUrl = (config: Config, uuid: string, language: string) => `${config.cdnUrl}/v/${videoPublicId(uuid)}/captions/${language}.vtt`;
+
+/** The SPEC §14 part of the read shape. */
+export function outputFields(
+  config: Config,
+  row: { id: string; passthrough?: string | null; max_resolution?: string | null; mp4_support?: string | null; source_video_id?: string | null; storyboard_ready?: boolean },
+  outputs: VideoOutputs | undefined,
+  ready: boolean,
+) {
+  const base = `${config.cdnUrl}/v/${videoPublicId(row.id)}`;
+  return {
+    passthrough: row.passthrough ?? null,
+    max_resolution: row.max_resolution ?? null,
+    mp4_support: row.mp4_support ?? 'none',
+    source_video_id: row.source_video_id ? videoPublicId(row.source_video_id) : null,
+    static_renditions: (outputs?.statics ?? []).map((s) => ({
+      name: s.name,
+      status: s.status,
+      size_bytes: s.size_bytes === null ? null : Number(s.size_bytes),
+      url: ready && s.status === 'ready' ? `${base}/download/${s.name}` : null,
+    })),
+    storyboard_url: ready && row.storyboard_ready ? `${base}/storyboard.vtt` : null,
+    captions: (outputs?.captions ?? []).map((c) => ({
+      language: c.language,
+      label: c.label,
+      default: c.is_default,
+      status: c.status,
+      url: captionUrl(config, row.id, c.language),
+    })),
+  };
+}
+
+export type OutputFields = ReturnType<typeof outputFields>;

@@ -1,0 +1,16 @@
+// Names shared by the output jobs' workflow, the API and the activities. Pure.
+import { defineSignal } from '@temporalio/workflow';
+
+/** `static`: MP4/M4A downloads as mp4_support says (adds and removes); `storyboard`: seek previews. */
+export type OutputJob = 'static' | 'storyboard';
+
+export interface OutputsWorkflowInput {
+  videoId: string;
+  workspaceId: string;
+  transcodeQueue: string;
+}
+
+/** Adds jobs to the video's outputs workflow; signal-with-start creates it when none runs. */
+export const outputJobsSignal = defineSignal<[OutputJob[]]>('outputJobs');
+
+export const outputsWorkflowId = (videoId: string) => `outputs-${videoId}`;
