@@ -1,0 +1,41 @@
+import { KeyCache } from '../lib/keyCache';
+import { createLimiters, type Limiter } from '../lib/limits';
+import { BandwidthMeter } from '../lib/playback/bandwidth';
+import { AccessCache } from '../lib/playback/accessCache';
+import type { BaseDeps } from './deps';
+
+/**
+ * The per-process state of the hot paths: key lookups cached with revocation pushed over
+ * LISTEN/NOTIFY, limiters whose budgets every process shares, the CDN's access decisions and
+ * the bandwidth meter. `close` flushes what is buffered (last_used_at, bandwidth) before exit.
+ */
+export interface Hot {
+  keys: KeyCache;
+  perKey: Limiter;
+  badKeys: Limiter;
+  access: AccessCache;
+  meter: BandwidthMeter;
+  close(): Promise<void>;
+}
+
+export function createHot(d: BaseDeps): Hot {
+  const { config, db, log } = d;
+  const keys = new KeyCache(db, config.databaseUrl, log, config.hot.keyCacheTtlMs);
+  const limiters = createLimiters(db, { redisUrl: config.hot.redisUrl, perKey: config.rateLimitPerMinute, badKeysPerIp: config.hot.invalidKeyLimitPerMinute });
+  const meter = new BandwidthMeter(db, log);
+  const access = new AccessCache(db, config.playback, config.hot.cdnAccessCacheMs, config.databaseUrl, log);
+  let closing: Promise<void> | undefined;
+  return {
+    keys,
+    perKey: limiters.perKey,
+    badKeys: limiters.badKeys,
+    access,
+    meter,
+    close() {
+      closing ??= (async () => {
+        await Promise.allSettled([meter.close(), keys.close(), limiters.close(), access.close()]);
+      })();
+      return closing;
+    },
+  };
+}

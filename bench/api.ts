@@ -1,0 +1,158 @@
+/**
+ * Hot paths against the floor of this machine, in one run: each route's req/s and p99 beside a
+ * bare Koa route (`/healthz`) on the same server, so the ratio survives a busy machine better
+ * than the absolute figures do. The load generator (autocannon) runs in a child process so it
+ * does not share the API's event loop.
+ *
+ *   npm run bench:api -- --seconds 5 --connections 50
+ *
+ * Needs what the tests need: Postgres (DATABASE_URL, default 127.0.0.1:5432), the Temporal CLI
+ * and versitygw (built by ./scripts/test into ~/.cache/vidhost/tools).
+ */
+import { execFile } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
+import type { Client } from '@temporalio/client';
+import { allRenditionsReady, uploadFormA, waitForVideo } from '../test/support/flow';
+import { mochaHooks } from '../test/support/hooks';
+import { makeClip } from '../test/support/media';
+import { startStack, type Stack } from '../test/support/stack';
+
+const run = promisify(execFile);
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+const seconds = arg('seconds', 5);
+const connections = arg('connections', 50);
+
+interface Load {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+interface Result {
+  rps: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+// The child prints autocannon's summary as JSON; only what the table needs is kept.
+const LOADER = `
+const autocannon = require('autocannon');
+autocannon(JSON.parse(process.argv[1]), (err, r) => {
+  if (err) { console.error(err); process.exit(1); }
+  console.log(JSON.stringify({ rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts }));
+});`;
+
+async function load(l: Load): Promise<Result> {
+  const opts = { url: l.url, method: l.method ?? 'GET', headers: l.headers, body: l.body, connections, duration: seconds };
+  const { stdout } = await run(process.execPath, ['-e', LOADER, JSON.stringify(opts)], { cwd: `${__dirname}/..`, maxBuffer: 1 << 20 });
+  return JSON.parse(stdout.trim().split('\n').pop()!);
+}
+
+/** Seconds spent in Temporal's workflow start, wrapped around the stack's client. */
+function timeWorkflowStarts(temporal: Client): { total: () => { n: number; ms: number }; skip: (on: boolean) => void } {
+  const original = temporal.workflow.start.bind(temporal.workflow);
+  let n = 0;
+  let ms = 0;
+  let skip = false;
+  temporal.workflow.start = (async (...args: Parameters<typeof original>) => {
+    if (skip) return undefined;
+    const t0 = performance.now();
+    try {
+      return await original(...args);
+    } finally {
+      n++;
+      ms += performance.now() - t0;
+    }
+  }) as typeof temporal.workflow.start;
+  return { total: () => ({ n, ms }), skip: (on) => (skip = on) };
+}
+
+async function readyVideo(stack: Stack, clip: string, key: string): Promise<{ id: string; rung: string; segment: string }> {
+  const { id } = await uploadFormA({ ...stack, post: (p, b) => stack.post(p, b, key), get: (p) => stack.get(p, key) } as Stack, clip);
+  const v = await waitForVideo({ ...stack, get: (p) => stack.get(p, key) } as Stack, id, allRenditionsReady, 300_000);
+  const rung = v.renditions[0].name as string;
+  return { id, rung, segment: 'seg_00000.ts' };
+}
+
+async function main(): Promise<void> {
+  const clip = await makeClip({ width: 426, height: 240, seconds: 12 });
+  // Bench traffic must not be rate limited: it measures the path, not the budget.
+  // A shared, busy machine: heartbeats must not time out while the clips transcode.
+  const env = { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000', TRANSCODE_HEARTBEAT_TIMEOUT_MS: '120000' };
+  const local = await startStack({ env });
+  const s3 = await startStack({ storage: 's3', env, workers: ['workflow', 'transcode'] });
+  const ws = await local.newWorkspace('business');
+  const ws3 = await s3.newWorkspace('business');
+  const auth = { Authorization: `Bearer ${ws.fullKey}` };
+  process.stdout.write('transcoding a 12 s 240p clip on both drivers... ');
+  const vid = await readyVideo(local, clip, ws.fullKey);
+  const vid3 = await readyVideo(s3, clip, ws3.fullKey);
+  console.log('ready');
+  // A page of 20 to list.
+  for (let i = 0; i < 20; i++) {
+    await local.post('/v1/upload/init', { filename: `filler-${i}.mp4`, size: 1000, content_type: 'video/mp4' }, ws.fullKey).expect(201);
+  }
+  const cdn = `${local.config.cdnUrl}/v/${vid.id}`;
+  const starts = timeWorkflowStarts(local.temporal);
+  const init = { method: 'POST' as const, headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ filename: 'b.mp4', size: 1000, content_type: 'video/mp4' }) };
+
+  const routes: Array<[string, Load]> = [
+    ['/healthz (floor)', { url: `${local.url}/healthz` }],
+    ['GET /v1/videos/{id}', { url: `${local.url}/v1/videos/${vid.id}`, headers: auth }],
+    ['GET /v1/videos?limit=20', { url: `${local.url}/v1/videos?limit=20`, headers: auth }],
+    ['CDN master.m3u8', { url: `${cdn}/master.m3u8` }],
+    [`CDN ${vid.rung}/index.m3u8`, { url: `${cdn}/${vid.rung}/index.m3u8` }],
+    [`CDN ${vid.rung} segment (local)`, { url: `${cdn}/${vid.rung}/${vid.segment}` }],
+    [`CDN ${vid.rung} segment (S3)`, { url: `${s3.config.cdnUrl}/v/${vid3.id}/${vid3.rung}/${vid3.segment}` }],
+    ['player page', { url: `${local.config.playerUrl}/embed/${vid.id}` }],
+    ['POST /v1/upload/init', { url: `${local.url}/v1/upload/init`, ...init }],
+  ];
+  // The machine is shared: each route is measured right after its own /healthz run, and its
+  // ratio is against that adjacent floor.
+  const rows: Array<{ route: string; floor: number } & Result> = [];
+  for (const [route, l] of routes) {
+    process.stdout.write(`${route}... `);
+    const f = route === routes[0][0] ? undefined : await load(routes[0][1]);
+    const r = await load(l);
+    console.log(`${Math.round(r.rps)} req/s${f ? ` (floor ${Math.round(f.rps)})` : ''}`);
+    rows.push({ route, floor: f?.rps ?? r.rps, ...r });
+  }
+  const t = starts.total();
+  starts.skip(true);
+  process.stdout.write('POST /v1/upload/init without the workflow start... ');
+  const f = await load(routes[0][1]);
+  const noTemporal = await load({ url: `${local.url}/v1/upload/init`, ...init });
+  console.log(`${Math.round(noTemporal.rps)} req/s`);
+  rows.push({ route: 'POST /v1/upload/init, workflow start skipped', floor: f.rps, ...noTemporal });
+  starts.skip(false);
+
+  console.log('');
+  console.log(`autocannon: ${connections} connections, ${seconds} s a route; each ratio is against a /healthz run just before it`);
+  console.log('| Route | req/s | p99 | /healthz just before | vs /healthz | non-2xx/errors |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  const n = (x: number) => Math.round(x).toLocaleString('en');
+  for (const r of rows) {
+    console.log(`| ${r.route} | ${n(r.rps)} | ${r.p99} ms | ${n(r.floor)} | ${(r.rps / r.floor).toFixed(2)}x | ${r.non2xx}/${r.errors} |`);
+  }
+  console.log('');
+  console.log(`Temporal's share of POST /v1/upload/init: ${t.n} workflow starts, mean ${(t.ms / Math.max(1, t.n)).toFixed(1)} ms each (wall time under load)`);
+  await s3.close();
+  await local.close();
+  await mochaHooks.afterAll.call({ timeout() {} } as never);
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

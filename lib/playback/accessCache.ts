@@ -1,0 +1,95 @@
+import { decodeJwt } from 'jose';
+import type { Config } from '../config';
+import type { Db } from '../db';
+import { parseVideoId } from '../ids';
+import type { Logger } from '../logger';
+import { listen, type Listener } from '../pg/listen';
+import { type PlaybackAccess, resolvePlayback } from './access';
+
+/** The channel the videos/renditions/bandwidth triggers notify on (migration 20261123050200). */
+export const PLAYBACK_CHANNEL = 'vidhost_playback';
+
+interface Entry {
+  access: Promise<PlaybackAccess>;
+  expiresAt: number;
+  /** The video the subject names (also for a not_found answer, so an undelete reaches it). */
+  uuid: string | null;
+  workspaceId?: string;
+}
+
+/** The video a subject names: the id, or a token's `sub` (read unverified; only to index the entry). */
+function subjectUuid(ref: { id?: string; token?: string }): string | null {
+  if (ref.id !== undefined) return parseVideoId(ref.id);
+  try {
+    return ref.token ? (decodeJwt(ref.token).sub ?? null) : null;
+  } catch {
+    return null;
+  }
+}
+
+const MAX_ENTRIES = 20_000;
+
+/**
+ * Playback decisions (token check + the video's row) per subject: a player fetching a playlist
+ * and its segments costs one lookup, not one per file. Changes that matter (visibility, status,
+ * deletion, a rendition finishing, plan or bandwidth use) are pushed by Postgres triggers over
+ * NOTIFY and drop the entries at once in every process; `ttlMs` (CDN_ACCESS_CACHE_MS, default
+ * 2 s) bounds staleness if a notification is lost, and nothing is cached while LISTEN is down.
+ * A cached grant never outlives its token. Concurrent misses share one lookup; the map is
+ * bounded (oldest entries go first).
+ */
+export class AccessCache {
+  private entries = new Map<string, Entry>();
+  private epoch = 0;
+  private readonly listener: Listener | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly playback: Config['playback'],
+    private readonly ttlMs: number,
+    databaseUrl: string,
+    log: Logger,
+  ) {
+    if (ttlMs > 0) this.listener = listen(databaseUrl, PLAYBACK_CHANNEL, { onNotify: (p) => this.invalidate(p), onReset: () => this.clear() }, log);
+  }
+
+  resolve(ref: { id?: string; token?: string }): Promise<PlaybackAccess> {
+    if (!this.listener?.connected) return resolvePlayback(this.db, this.playback, ref);
+    const key = `${ref.id ?? ''}|${ref.token ?? ''}`;
+    const now = Date.now();
+    const hit = this.entries.get(key);
+    if (hit && hit.expiresAt > now) return hit.access;
+    if (hit) this.entries.delete(key);
+    const epoch = this.epoch;
+    const entry: Entry = { access: resolvePlayback(this.db, this.playback, ref), expiresAt: now + this.ttlMs, uuid: subjectUuid(ref) };
+    this.entries.set(key, entry);
+    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    const drop = () => this.entries.get(key) === entry && this.entries.delete(key);
+    entry.access.then((a) => {
+      // A change notified while the lookup ran may not be in its answer.
+      if (epoch !== this.epoch) return drop();
+      if (a.kind !== 'ok') return;
+      entry.workspaceId = a.video.workspace_id;
+      if (a.grant) entry.expiresAt = Math.min(entry.expiresAt, a.grant.expiresAt.getTime());
+    }, drop);
+    return entry.access;
+  }
+
+  /** `video:<uuid>` or `ws:<workspace id>`. */
+  private invalidate(payload: string): void {
+    this.epoch++;
+    const i = payload.indexOf(':');
+    const [kind, value] = [payload.slice(0, i), payload.slice(i + 1)];
+    // Entries still resolving are dropped by the epoch check when they settle.
+    for (const [k, e] of this.entries) if ((kind === 'video' && e.uuid === value) || (kind === 'ws' && e.workspaceId === value)) this.entries.delete(k);
+  }
+
+  private clear(): void {
+    this.epoch++;
+    this.entries.clear();
+  }
+
+  async close(): Promise<void> {
+    await this.listener?.close();
+  }
+}
