@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { mountPath } from '../../lib/playback/urls';
+import { IMAGE_LIMITS, animatedQuery, thumbnailQuery } from './outputs/images';
+import { type DocContext, operation } from '../openapi/operation';
+
+const subject = z.string().meta({ description: 'A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility)' });
+const file = (type: string, description: string) => ({ description, content: { [type]: { schema: z.string().meta({ format: 'binary' }) } } });
+
+/** `{cdn_url}/v/<id|token>/…` (SPEC §7): key-less, Range, CORS. Documented on the CDN's own server URL. */
+export function cdnDocs(d: DocContext): void {
+  const servers = [d.config.cdnUrl];
+  const koaRoute = `${mountPath(d.config.cdnUrl)}/v/*rest`;
+  const common = { tag: 'CDN', auth: false, servers, koaRoute, errors: [403, 404, 416] } as const;
+  const playlist = file('application/vnd.apple.mpegurl', 'HLS playlist');
+  operation(d, {
+    ...common, method: 'get', path: '/v/{subject}/master.m3u8', operationId: 'cdnMaster', summary: 'Master playlist',
+    params: z.object({ subject }), responses: { 200: playlist },
+  });
+  operation(d, {
+    ...common, method: 'options', path: '/v/{subject}/master.m3u8', operationId: 'cdnPreflight', errors: [],
+    summary: 'CORS preflight (the same answer for every CDN path)', params: z.object({ subject }),
+    responses: { 204: { description: 'Access-Control-Allow-Methods: GET, HEAD, OPTIONS' } },
+  });
+  const media = (types: string[], description: string) => ({ description, content: Object.fromEntries(types.map((t) => [t, { schema: z.string().meta({ format: 'binary' }) }])) });
+  const notModified = { description: 'Not modified (If-None-Match)' };
+  operation(d, {
+    ...common, method: 'get', path: '/v/{subject}/thumbnail.{format}', operationId: 'cdnThumbnail', summary: 'Poster frame, or a frame rendered on demand',
+    description: 'Without a query: the poster frame. With `time`, `width`, `height`, `fit_mode`: rendered once and cached (`X-Render-Cache`). Bad query → 400 `invalid_parameters` / `time_out_of_range`.',
+    params: z.object({ subject, format: z.enum(['jpg', 'png', 'webp']) }), query: thumbnailQuery,
+    responses: { 200: media(['image/jpeg', 'image/png', 'image/webp'], 'The image'), 304: notModified }, errors: [400, 403, 404, 416],
+  });
+  operation(d, {
+    ...common, method: 'get', path: '/v/{subject}/animated.{format}', operationId: 'cdnAnimated', summary: 'Animated preview rendered on demand',
+    description: `\`start\`/\`end\` at most ${IMAGE_LIMITS.maxSpan} s apart, \`width\` ≤ ${IMAGE_LIMITS.maxAnimatedWidth}, \`fps\` ≤ ${IMAGE_LIMITS.maxFps}. Bad query → 400.`,
+    params: z.object({ subject, format: z.enum(['gif', 'webp']) }), query: animatedQuery,
+    responses: { 200: media(['image/gif', 'image/webp'], 'The animation') }, errors: [400, 403, 404, 416],
+  });
+  operation(d, {
+    ...common, method: 'get', path: '/v/{subject}/storyboard.{format}', operationId: 'cdnStoryboard', summary: 'Storyboard: WebVTT of `#xywh` tiles, and the tile sheet',
+    params: z.object({ subject, format: z.enum(['vtt', 'jpg']) }),
+    responses: { 200: media(['text/vtt', 'image/jpeg'], 'The WebVTT index or the JPEG sheet'), 206: media(['text/vtt', 'image/jpeg'], 'Partial content') },
+  });
+  operation(d, {
+    ...common, method: 'get', path: '/v/{subject}/download/{name}', operationId: 'cdnDownload', summary: 'Static rendition (mp4_support), with Content-Disposition',
+    params: z.object({ subject, name: z.enum(['capped_1080p.mp4', 'audio.m4a']) }),
+    responses: { 200: media(['video/mp4', 'audio/mp4'], 'MP4 or M4A'), 206: media(['video/mp4', 'audio/mp4'], 'Partial content') },
+  });
+  const lang = z.string().meta({ description: 'BCP-47 tag', example: 'en' });
+  const vtt = file('text/vtt', 'WebVTT captions');
+  operation(d, {
+    ...common, method: 'get', path: '/v/{subject}/captions/{lang}.vtt', operationId: 'cdnCaptions', summary: 'A caption track as WebVTT',
+    params: z.object({ subject, lang }), responses: { 200: vtt, 206: vtt },
+  });
+  operation(d, {
+    ...common, method: 'get', path: '/v/{subject}/subs/{lang}/index.m3u8', operationId: 'cdnSubtitlePlaylist', summary: 'A caption track\'s HLS subtitle playlist',
+    params: z.object({ subject, lang }), responses: { 200: playlist },
+  });
+  operation(d, {
+    ...common, method: 'get', path: '/v/{subject}/subs/{lang}/captions.vtt', operationId: 'cdnSubtitleFile', summary: 'The WebVTT the subtitle playlist names',
+    params: z.object({ subject, lang }), responses: { 200: vtt, 206: vtt },
+  });
+  const rung = z.string().meta({ example: '720p' });
+  operation(d, {
+    ...common, method: 'get', path: '/v/{subject}/{rung}/index.m3u8', operationId: 'cdnRendition', summary: 'A rendition\'s playlist',
+    params: z.object({ subject, rung }), responses: { 200: playlist },
+  });
+  operation(d, {
+    ...common, method: 'get', path: '/v/{subject}/{rung}/{segment}.ts', operationId: 'cdnSegment', summary: 'A segment (Range → 206)',
+    params: z.object({ subject, rung, segment: z.string().meta({ example: 'seg_00001' }) }),
+    responses: { 200: file('video/mp2t', 'MPEG-TS segment'), 206: file('video/mp2t', 'Partial content') },
+  });
+}

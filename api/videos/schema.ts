@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { maxResolution, mp4Support } from '../../lib/outputs/options';
+import { isoDate, publicVideoId } from '../openapi/common';
+
+const status = z.enum(['pending_upload', 'processing', 'ready', 'failed']);
+const nullableUrl = z.string().nullable().meta({ description: 'null until the video is ready' });
+
+export const rendition = z
+  .object({
+    name: z.string().meta({ example: '720p' }),
+    width: z.number().int(),
+    height: z.number().int(),
+    bitrate: z.number().int(),
+    status: z.enum(['queued', 'processing', 'ready', 'failed']),
+    progress: z.number().min(0).max(100),
+  })
+  .meta({ id: 'Rendition' });
+
+export const staticRendition = z
+  .object({
+    name: z.enum(['capped_1080p.mp4', 'audio.m4a']),
+    status: z.enum(['processing', 'ready', 'failed']),
+    size_bytes: z.number().int().nullable(),
+    url: z.string().nullable().meta({ description: '`{cdn_url}/v/<id>/download/<name>`; null until ready' }),
+  })
+  .meta({ id: 'StaticRendition' });
+
+export const captionTrack = z
+  .object({
+    language: z.string().meta({ description: 'BCP-47 tag', example: 'en' }),
+    label: z.string(),
+    default: z.boolean(),
+    status: z.literal('ready'),
+    url: z.string().meta({ description: '`{cdn_url}/v/<id>/captions/<language>.vtt`' }),
+  })
+  .meta({ id: 'CaptionTrack' });
+
+/** The read shape of SPEC §3, as `serializeVideo` (lib/videos/read.ts) writes it. */
+export const videoRead = z
+  .object({
+    id: publicVideoId,
+    video_id: publicVideoId,
+    uuid: z.uuid(),
+    workspace_id: z.string(),
+    title: z.string(),
+    description: z.string().nullable(),
+    visibility: z.enum(['public', 'unlisted', 'private']),
+    status,
+    progress: z.number().min(0).max(100),
+    duration_seconds: z.number().nullable(),
+    width: z.number().int().nullable(),
+    height: z.number().int().nullable(),
+    size_bytes: z.number().int().nullable(),
+    filename: z.string(),
+    content_type: z.string().nullable(),
+    storage_key: z.string(),
+    hls_url: nullableUrl,
+    thumbnail_url: nullableUrl,
+    embed_url: nullableUrl,
+    renditions: z.array(rendition),
+    error_message: z.string().nullable().optional().meta({ description: 'Only when failed' }),
+    error_code: z.string().nullable().optional().meta({ description: 'Only when failed: `invalid_media`, `no_video_stream`, `upload_expired`, …' }),
+    folder_id: z.string().nullable(),
+    tags: z.array(z.string()),
+    created_at: isoDate,
+    updated_at: isoDate,
+    ready_at: isoDate.nullable(),
+    // outputs (SPEC §14)
+    passthrough: z.string().nullable(),
+    max_resolution: maxResolution.nullable(),
+    mp4_support: mp4Support,
+    source_video_id: publicVideoId.nullable().meta({ description: 'The video a clip was cut from' }),
+    static_renditions: z.array(staticRendition),
+    storyboard_url: z.string().nullable().meta({ description: '`{cdn_url}/v/<id>/storyboard.vtt`; null until ready' }),
+    captions: z.array(captionTrack),
+  })
+  .meta({ id: 'Video' });
+
+export const videoList = z
+  .object({ data: z.array(videoRead), has_more: z.boolean(), next_cursor: z.string().nullable() })
+  .meta({ id: 'VideoList' });

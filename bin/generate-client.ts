@@ -1,0 +1,15 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { generateClientTypes } from '../lib/client/generate';
+
+/** Writes lib/client/schema.ts (the typed client's paths) from the current OpenAPI document. */
+async function main(): Promise<void> {
+  const out = path.join(__dirname, '..', 'lib', 'client', 'schema.ts');
+  fs.writeFileSync(out, await generateClientTypes());
+  console.log(`wrote ${path.relative(process.cwd(), out)}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,66 @@
+import client from 'prom-client';
+
+/**
+ * The process's metrics (SPEC §16). One registry per process: the API and each worker expose
+ * their own at GET /metrics. Names are `vidhost_*`; Temporal's SDK adds `temporal_*` on workers.
+ */
+export const registry = new client.Registry();
+client.collectDefaultMetrics({ register: registry, prefix: 'vidhost_' });
+
+export const httpDuration = new client.Histogram({
+  name: 'vidhost_http_request_duration_seconds',
+  help: 'API request latency by route template (not raw path) and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+export const uploadsCreated = new client.Counter({
+  name: 'vidhost_uploads_created_total',
+  help: 'Videos created by an upload or import call, by form (init, presigned, from_url, tus)',
+  labelNames: ['form'] as const,
+  registers: [registry],
+});
+
+export const uploadsCompleted = new client.Counter({
+  name: 'vidhost_uploads_completed_total',
+  help: 'Upload completions that started processing (complete, confirm)',
+  registers: [registry],
+});
+
+export const videosByStatus = new client.Gauge({
+  name: 'vidhost_videos',
+  help: 'Videos by status (read from Postgres at scrape time)',
+  labelNames: ['status'] as const,
+  registers: [registry],
+});
+
+export const transcodeSeconds = new client.Histogram({
+  name: 'vidhost_transcode_seconds',
+  help: 'Wall time of one rendition (encode and upload), by rung',
+  labelNames: ['rung'] as const,
+  buckets: [1, 2, 5, 10, 30, 60, 120, 300, 600, 1200, 3600],
+  registers: [registry],
+});
+
+export const transcodeSpeed = new client.Histogram({
+  name: 'vidhost_transcode_speed_ratio',
+  help: 'Seconds of media per second of wall time for one rendition (1 = real time), by rung',
+  labelNames: ['rung'] as const,
+  buckets: [0.25, 0.5, 1, 2, 4, 8, 16, 32, 64],
+  registers: [registry],
+});
+
+export const activityFailures = new client.Counter({
+  name: 'vidhost_activity_failures_total',
+  help: 'Activity attempts that failed, by activity type and error type',
+  labelNames: ['activity', 'error'] as const,
+  registers: [registry],
+});
+
+export const webhookDeliveries = new client.Counter({
+  name: 'vidhost_webhook_delivery_attempts_total',
+  help: 'Webhook delivery attempts by outcome (succeeded, retry, failed, cancelled, error)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});

@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import request from 'supertest';
+import { spawnWorker } from '../support/child';
+import { uploadFormA, waitForVideo } from '../support/flow';
+import { makeClip } from '../support/media';
+import { startStack, type Stack } from '../support/stack';
+
+type Samples = Map<string, number>;
+
+/** Prometheus text format → `name{labels}` → value (labels as printed, in prom-client's order). */
+function parse(text: string): Samples {
+  const out: Samples = new Map();
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{.*\})?)\s+(\S+)$/.exec(line);
+    assert.ok(m, `not a sample line: ${line}`);
+    out.set(m[1], Number(m[2]));
+  }
+  return out;
+}
+
+const sum = (s: Samples, name: string, labels: Record<string, string> = {}) =>
+  [...s.entries()]
+    .filter(([k]) => k === name || k.startsWith(`${name}{`))
+    .filter(([k]) => Object.entries(labels).every(([l, v]) => k.includes(`${l}="${v}"`)))
+    .reduce((acc, [, v]) => acc + v, 0);
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+
+describe('GET /metrics', function () {
+  this.timeout(240_000);
+  let s: Stack;
+
+  before(async () => {
+    s = await startStack();
+  });
+
+  const scrape = async () => {
+    const r = await request(s.url).get('/metrics').expect(200);
+    assert.match(r.headers['content-type'], /^text\/plain/);
+    return parse(r.text);
+  };
+
+  it('moves the request, upload, video and transcode metrics when a video is uploaded', async () => {
+    const before = await scrape();
+    const clip = await makeClip({ width: 320, height: 180, seconds: 2 });
+    const { id } = await uploadFormA(s, clip);
+    // Every rendition, not just ready: a passthrough makes the video playable before any encode ends.
+    await waitForVideo(s, id, (v) => v.status === 'ready' && (v.renditions as Array<{ status: string }>).every((r) => r.status === 'ready'));
+    const after = await scrape();
+
+    assert.equal(sum(after, 'vidhost_uploads_created_total', { form: 'init' }) - sum(before, 'vidhost_uploads_created_total', { form: 'init' }), 1);
+    assert.equal(sum(after, 'vidhost_uploads_completed_total') - sum(before, 'vidhost_uploads_completed_total'), 1);
+    const inits = (x: Samples) => sum(x, 'vidhost_http_request_duration_seconds_count', { route: '/upload/init', status: '201' });
+    assert.equal(inits(after) - inits(before), 1);
+    // Route templates, never raw paths: no label carries a video id.
+    assert.ok(sum(after, 'vidhost_http_request_duration_seconds_count', { route: '/videos/:id', status: '200' }) >= 1);
+    assert.deepEqual([...after.keys()].filter((k) => k.includes('vid_')), []);
+    assert.ok(sum(after, 'vidhost_videos', { status: 'ready' }) >= 1);
+    assert.ok(sum(after, 'vidhost_transcode_seconds_count') > sum(before, 'vidhost_transcode_seconds_count'));
+    assert.ok(sum(after, 'vidhost_transcode_speed_ratio_count', { rung: '180p' }) >= 1, [...after.keys()].filter((k) => k.includes('speed')).join('\n'));
+  });
+
+  it('a worker process serves its own metrics and the Temporal SDK\'s on METRICS_PORT', async () => {
+    const [port, temporalPort] = [await freePort(), await freePort()];
+    const worker = spawnWorker({ ...s.env, METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1', TEMPORAL_METRICS_PORT: String(temporalPort) }, 'workflow');
+    try {
+      let text = '';
+      const deadline = Date.now() + 120_000;
+      while (!/^temporal_\w+/m.test(text) && Date.now() < deadline) {
+        text = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => '');
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      assert.match(text, /^temporal_\w+/m, `no Temporal SDK metrics; worker output:\n${worker.output()}`);
+      assert.match(text, /^# TYPE vidhost_activity_failures_total counter$/m);
+      assert.match(text, /^# TYPE vidhost_webhook_delivery_attempts_total counter$/m);
+      parse(text);
+    } finally {
+      await worker.kill('SIGTERM');
+    }
+  });
+});
