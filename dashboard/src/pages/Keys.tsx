@@ -1,0 +1,101 @@
+import { useState } from 'preact/hooks';
+import { api, type Page } from '../api';
+import { ErrorNote, Secret } from '../components/ui';
+import { when } from '../format';
+import { useLoad } from '../hooks';
+
+interface Key {
+  id: string;
+  name: string;
+  access: 'read' | 'full';
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  secret?: string;
+}
+
+export function KeysPage() {
+  const { data, error, reload } = useLoad(() => api<Page<Key>>('GET', '/api-keys'), []);
+  const [created, setCreated] = useState<Key | null>(null);
+  const [failure, setFailure] = useState<unknown>(null);
+
+  const create = async (e: Event) => {
+    e.preventDefault();
+    const form = e.target as HTMLFormElement;
+    const f = new FormData(form);
+    setFailure(null);
+    try {
+      setCreated(await api<Key>('POST', '/api-keys', { name: String(f.get('name')), access: f.get('access') }));
+      form.reset();
+      await reload();
+    } catch (err) {
+      setFailure(err);
+    }
+  };
+  const revoke = async (k: Key) => {
+    if (!confirm(`Revoke the key "${k.name || k.prefix}"? Programs using it stop working at once.`)) return;
+    setFailure(null);
+    try {
+      await api('DELETE', `/api-keys/${k.id}`);
+      if (created?.id === k.id) setCreated(null);
+      await reload();
+    } catch (err) {
+      setFailure(err);
+    }
+  };
+
+  return (
+    <>
+      <h1>API Keys</h1>
+      <p>Keys let your programs call the API. A read key may only read; a full key may change everything in this workspace.</p>
+      <form class="row" onSubmit={create} aria-label="Create an API key">
+        <label>
+          Name
+          <input name="name" maxLength={100} placeholder="e.g. production server" />
+        </label>
+        <label>
+          Access
+          <select name="access" defaultValue="read">
+            <option value="read">Read</option>
+            <option value="full">Full</option>
+          </select>
+        </label>
+        <button type="submit">Create key</button>
+      </form>
+      {created?.secret && <Secret title={`New ${created.access} key "${created.name}".`} value={created.secret} />}
+      <ErrorNote error={failure ?? error} />
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Key</th>
+            <th scope="col">Access</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {data?.data.map((k) => (
+            <tr key={k.id} data-key-id={k.id}>
+              <td>{k.name || '—'}</td>
+              <td>
+                <code>{k.prefix}…</code>
+              </td>
+              <td>{k.access}</td>
+              <td>{when(k.created_at)}</td>
+              <td>{when(k.last_used_at)}</td>
+              <td>
+                <button type="button" class="danger" onClick={() => revoke(k)} aria-label={`Revoke key ${k.name || k.prefix}`}>
+                  Revoke
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}

@@ -1,0 +1,177 @@
+import { useState } from 'preact/hooks';
+import { api, qs, type Page } from '../api';
+import { ErrorNote, Link, Secret } from '../components/ui';
+import { when } from '../format';
+import { useLoad, usePoll } from '../hooks';
+
+const EVENTS = ['video.uploaded', 'video.ready', 'video.failed', 'video.deleted'];
+
+interface Endpoint {
+  id: string;
+  url: string;
+  description: string;
+  events: string[] | null;
+  enabled: boolean;
+  disabled_reason: string | null;
+  created_at: string;
+  secret?: string;
+}
+
+interface Delivery {
+  id: string;
+  event_id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  delivered_at: string | null;
+  created_at: string;
+}
+
+export function WebhooksPage() {
+  const { data, error, reload } = useLoad(() => api<Page<Endpoint>>('GET', '/webhooks'), []);
+  const [created, setCreated] = useState<Endpoint | null>(null);
+  const [failure, setFailure] = useState<unknown>(null);
+  const create = async (e: Event) => {
+    e.preventDefault();
+    const form = e.target as HTMLFormElement;
+    const f = new FormData(form);
+    const events = f.getAll('events').map(String);
+    setFailure(null);
+    try {
+      const body: Record<string, unknown> = { url: String(f.get('url')), description: String(f.get('description')) };
+      if (events.length && events.length < EVENTS.length) body.events = events;
+      setCreated(await api<Endpoint>('POST', '/webhooks', body));
+      form.reset();
+      await reload();
+    } catch (err) {
+      setFailure(err);
+    }
+  };
+  return (
+    <>
+      <h1>Webhooks</h1>
+      <form class="stack" onSubmit={create} aria-label="Add a webhook endpoint">
+        <label>
+          Endpoint URL
+          <input name="url" type="url" required placeholder="https://example.com/hooks/vidhost" />
+        </label>
+        <label>
+          Description
+          <input name="description" maxLength={500} />
+        </label>
+        <fieldset>
+          <legend>Events (none checked = all, including future ones)</legend>
+          {EVENTS.map((ev) => (
+            <label class="check" key={ev}>
+              <input type="checkbox" name="events" value={ev} /> {ev}
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit">Add endpoint</button>
+      </form>
+      {created?.secret && <Secret title={`Signing secret for ${created.url}.`} value={created.secret} />}
+      <ErrorNote error={failure ?? error} />
+      <ul class="plain">
+        {data?.data.map((w) => (
+          <li key={w.id} class="row spread">
+            <span>
+              <Link to={`/webhooks/${w.id}`}>{w.url}</Link> <small>{w.events ? w.events.join(', ') : 'all events'}</small>
+            </span>
+            <span>{w.enabled ? 'enabled' : `disabled${w.disabled_reason ? ` (${w.disabled_reason})` : ''}`}</span>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+export function WebhookPage({ id }: { id: string }) {
+  const endpoint = useLoad(() => api<Endpoint>('GET', `/webhooks/${id}`), [id]);
+  const [cursor, setCursor] = useState<string | undefined>();
+  const log = useLoad(() => api<Page<Delivery>>('GET', `/webhooks/${id}/deliveries${qs({ limit: 20, cursor })}`), [id, cursor]);
+  const [failure, setFailure] = useState<unknown>(null);
+  usePoll(!!log.data?.data.some((d) => d.status === 'pending'), log.reload);
+  const w = endpoint.data;
+
+  const run = async (fn: () => Promise<unknown>) => {
+    setFailure(null);
+    try {
+      await fn();
+      await Promise.all([endpoint.reload(), log.reload()]);
+    } catch (err) {
+      setFailure(err);
+    }
+  };
+
+  if (!w) return <ErrorNote error={endpoint.error} />;
+  return (
+    <>
+      <h1>Webhook endpoint</h1>
+      <p>
+        <code>{w.url}</code> · {w.events ? w.events.join(', ') : 'all events'} · {w.enabled ? 'enabled' : 'disabled'}
+      </p>
+      <div class="row">
+        <button type="button" class="secondary" onClick={() => run(() => api('PATCH', `/webhooks/${id}`, { enabled: !w.enabled }))}>
+          {w.enabled ? 'Disable' : 'Enable'}
+        </button>
+        <button
+          type="button"
+          class="danger"
+          onClick={() => confirm('Delete this endpoint?') && run(async () => { await api('DELETE', `/webhooks/${id}`); history.back(); })}
+        >
+          Delete endpoint
+        </button>
+      </div>
+      <ErrorNote error={failure ?? log.error} />
+      <h2>Delivery log</h2>
+      {log.data?.data.length === 0 && <p>No deliveries yet.</p>}
+      <table class="deliveries">
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Last answer</th>
+            <th scope="col">Created</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {log.data?.data.map((d) => (
+            <tr key={d.id} data-delivery-id={d.id} data-status={d.status}>
+              <td>{d.event_type}</td>
+              <td>{d.status}</td>
+              <td>{d.attempts}</td>
+              <td>{d.last_status_code ?? d.last_error ?? '—'}</td>
+              <td>{when(d.created_at)}</td>
+              <td>
+                {d.status !== 'pending' && (
+                  <button type="button" class="secondary" onClick={() => run(() => api('POST', `/webhooks/${id}/deliveries/${d.id}/retry`))}>
+                    Retry
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div class="row">
+        {cursor && (
+          <button type="button" class="secondary" onClick={() => setCursor(undefined)}>
+            Newest
+          </button>
+        )}
+        {log.data?.next_cursor && (
+          <button type="button" class="secondary" onClick={() => setCursor(log.data!.next_cursor!)}>
+            Older
+          </button>
+        )}
+      </div>
+    </>
+  );
+}
