@@ -5,7 +5,7 @@ FROM node:20-bookworm-slim
 # ffmpeg/ffprobe (Debian's build includes libx264 and aac); ca-certificates for outbound HTTPS
 # (URL imports, webhooks, S3).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ffmpeg ca-certificates \
+ && apt-get install -y --no-install-recommends ffmpeg bubblewrap ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
@@ -17,6 +17,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 COPY . .
+# The dashboard's bundle (vite is a runtime dependency for this step; see docs/dashboard.md).
+RUN tsx bin/build-dashboard.ts
 
 USER node
 ENV HOST=0.0.0.0 PORT=3000

@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { newId } from '../lib/ids';
+import { loadOutputs } from '../lib/outputs/read';
 import { loadRelations, loadVideoRow, serializeVideo } from '../lib/videos/read';
 import type { DeliveryWorkflowInput } from '../workflows/delivery';
 import type { ActivityDeps } from './deps';
@@ -25,9 +26,9 @@ export function eventActivities({ config, db, temporal }: ActivityDeps) {
       if (!event) {
         const row = await loadVideoRow(db, p.videoId, p.workspaceId, { includeDeleted: true });
         if (!row) return { deliveries: 0 };
-        const { renditions, tags } = await loadRelations(db, [row.id]);
+        const [{ renditions, tags }, outputs] = await Promise.all([loadRelations(db, [row.id]), loadOutputs(db, [row.id])]);
         const createdAt = new Date().toISOString();
-        const video = serializeVideo(config, row, renditions.get(row.id) ?? [], tags.get(row.id) ?? []);
+        const video = serializeVideo(config, row, renditions.get(row.id) ?? [], tags.get(row.id) ?? [], undefined, outputs.get(row.id));
         const data: Record<string, unknown> = { video };
         if (p.error) data.error = p.error;
         const payload = { id: p.eventId, type: p.type, created_at: createdAt, workspace_id: p.workspaceId, data };
@@ -54,7 +55,7 @@ export function eventActivities({ config, db, temporal }: ActivityDeps) {
             workflowId: deliveryWorkflowId(delivery.id),
             // A retried emitEvent must not send again what a finished run delivered.
             workflowIdReusePolicy: 'REJECT_DUPLICATE',
-            args: [{ deliveryId: delivery.id, scheduleMs: [...config.webhooks.retryScheduleMs] } satisfies DeliveryWorkflowInput],
+            args: [{ deliveryId: delivery.id, scheduleMs: [...config.webhooks.retryScheduleMs], attemptTimeoutMs: config.webhooks.timeoutMs } satisfies DeliveryWorkflowInput],
           });
         } catch (err) {
           if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -2,7 +2,9 @@ import type { ActivityDeps } from './deps';
 import { eventActivities } from './events';
 import { fileActivities } from './files';
 import { importActivities } from './import';
+import { ladderActivities } from './ladder';
 import { mediaActivities } from './media';
+import { outputActivities } from './outputs';
 import { stateActivities } from './state';
 import { webhookActivities } from './webhooks';
 
@@ -16,7 +18,9 @@ export function createActivities(deps: ActivityDeps) {
     ...fileActivities(deps),
     ...mediaActivities(deps),
     ...importActivities(deps),
+    ...ladderActivities(deps),
     ...webhookActivities(deps),
+    ...outputActivities(deps),
   };
 }
 

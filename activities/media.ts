@@ -2,8 +2,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { classifyFfmpegError, FfmpegError, masterPlaylist, MediaError, probe, runFfmpeg, thumbnailArgs, thumbnailTime, transcodeArgs } from '../lib/media';
+import { classifyFfmpegError, createMediaTools, FfmpegError, isRefusedInput, masterPlaylist, MediaError, type PlaylistRung, REFUSED_INPUT_MESSAGE, thumbnailArgs, thumbnailTime, transcodeArgs } from '../lib/media';
 import type { Rung } from '../lib/media/ladder';
+import { withMasterLock, writeMaster } from '../lib/outputs/publish';
 import { keys } from '../lib/storage';
 import { renditionProgressSignal } from '../workflows/defs';
 import type { ActivityDeps } from './deps';
@@ -13,6 +14,10 @@ const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 /** Media failures that retrying cannot fix become non-retryable, typed failures. */
 export function toFailure(err: unknown): unknown {
   if (err instanceof MediaError) return ApplicationFailure.nonRetryable(err.message, err.code);
+  if (err instanceof FfmpegError && err.limit) {
+    return ApplicationFailure.nonRetryable(`The video exceeds a limit: processing hit its ${err.limit} limit`, 'media_too_large');
+  }
+  if (err instanceof FfmpegError && isRefusedInput(err.stderr)) return ApplicationFailure.nonRetryable(REFUSED_INPUT_MESSAGE, 'invalid_media');
   if (err instanceof FfmpegError && classifyFfmpegError(err.stderr) === 'invalid_media') {
     const last = err.stderr.trim().split('\n').pop() ?? '';
     return ApplicationFailure.nonRetryable(`The file could not be decoded as video (ffmpeg: ${last.slice(0, 200)})`, 'invalid_media');
@@ -29,13 +34,13 @@ async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   }
 }
 
-export function mediaActivities({ config, storage, temporal, log }: ActivityDeps) {
-  const { ffmpegPath, ffprobePath } = config.media;
+export function mediaActivities({ config, db, storage, temporal, log }: ActivityDeps) {
+  const media = createMediaTools(config.media);
 
   return {
     async probeSource(p: { storageKey: string }) {
       try {
-        const info = await probe(await storage.mediaSource(p.storageKey), { ffprobePath });
+        const info = await media.probe(await storage.mediaSource(p.storageKey), Context.current().cancellationSignal);
         const head = await storage.head(p.storageKey);
         return { ...info, sizeBytes: head?.size ?? info.sizeBytes };
       } catch (err) {
@@ -46,16 +51,16 @@ export function mediaActivities({ config, storage, temporal, log }: ActivityDeps
     async makeThumbnail(p: { workspaceId: string; videoId: string; storageKey: string; durationSeconds: number | null }): Promise<void> {
       await withTempDir(async (dir) => {
         const output = path.join(dir, 'thumbnail.jpg');
-        const input = await storage.mediaSource(p.storageKey);
+        const signal = Context.current().cancellationSignal;
         try {
-          await runFfmpeg(thumbnailArgs({ input, output, atSeconds: thumbnailTime(p.durationSeconds) }), {
-            ffmpegPath,
-            signal: Context.current().cancellationSignal,
-          });
+          const input = await media.open(await storage.mediaSource(p.storageKey), signal);
+          const run = { outputDir: dir, signal, durationSeconds: p.durationSeconds };
+          await media.ffmpeg(thumbnailArgs({ input: input.path, inputArgs: input.inputArgs, output, atSeconds: thumbnailTime(p.durationSeconds) }), input, run);
           // A seek past the last keyframe of a very short clip yields no frame; take the first one.
           if (!(await fs.stat(output).catch(() => null))) {
-            await runFfmpeg(thumbnailArgs({ input, output, atSeconds: 0 }), { ffmpegPath, signal: Context.current().cancellationSignal });
+            await media.ffmpeg(thumbnailArgs({ input: input.path, inputArgs: input.inputArgs, output, atSeconds: 0 }), input, run);
           }
+          if (!(await fs.stat(output).catch(() => null))) throw new MediaError('invalid_media', 'No frame of the video could be decoded for the thumbnail');
         } catch (err) {
           throw toFailure(err);
         }
@@ -95,9 +100,15 @@ export function mediaActivities({ config, storage, temporal, log }: ActivityDeps
       const beat = setInterval(() => ctx.heartbeat({ progress }), 1000);
       try {
         return await withTempDir(async (dir) => {
-          const input = await storage.mediaSource(p.storageKey);
+          let input;
+          try {
+            input = await media.open(await storage.mediaSource(p.storageKey), ctx.cancellationSignal);
+          } catch (err) {
+            throw toFailure(err);
+          }
           const args = transcodeArgs({
-            input,
+            input: input.path,
+            inputArgs: input.inputArgs,
             outputDir: dir,
             rung: p.rung,
             hasAudio: p.hasAudio,
@@ -106,7 +117,7 @@ export function mediaActivities({ config, storage, temporal, log }: ActivityDeps
             segmentSeconds: config.media.segmentSeconds,
           });
           try {
-            await runFfmpeg(args, { ffmpegPath, durationSeconds: p.durationSeconds ?? undefined, onProgress, signal: ctx.cancellationSignal });
+            await media.ffmpeg(args, input, { outputDir: dir, durationSeconds: p.durationSeconds ?? undefined, onProgress, signal: ctx.cancellationSignal });
           } catch (err) {
             throw toFailure(err);
           }
@@ -125,9 +136,10 @@ export function mediaActivities({ config, storage, temporal, log }: ActivityDeps
     },
 
     /** Rewrites the master playlist with the rungs published so far (idempotent). */
-    async publishMaster(p: { workspaceId: string; videoId: string; rungs: Rung[] }): Promise<void> {
-      const text = masterPlaylist(p.rungs, (r) => `${r.name}/index.m3u8`);
-      await storage.put(keys.master(p.workspaceId, p.videoId), text, { contentType: PLAYLIST_TYPE });
+    async publishMaster(p: { workspaceId: string; videoId: string; rungs: Rung[]; /** e.g. the passthrough, with measured bandwidth and codecs */ extra?: PlaylistRung[] }): Promise<void> {
+      const text = masterPlaylist([...p.rungs, ...(p.extra ?? [])], (r) => `${r.name}/index.m3u8`);
+      // With the video's captions (SPEC §14), under the lock the caption routes also take.
+      await withMasterLock(db, p.videoId, () => writeMaster(db, storage, { workspaceId: p.workspaceId, videoId: p.videoId, text }));
     },
   };
 }

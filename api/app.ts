@@ -1,27 +1,45 @@
 import Koa from 'koa';
-import type { Deps } from './deps';
+import type { BaseDeps, Deps } from './deps';
+import { createHot, type Hot } from './hot';
 import { authenticate, requireScope } from './middleware/auth';
 import { jsonBody } from './middleware/body';
+import { knownMethods } from './middleware/methods';
 import { errorMiddleware } from './middleware/errors';
+import { idempotency } from './middleware/idempotency';
+import { requestMetrics } from './metrics/middleware';
 import { requestContext, versionPrefixes } from './middleware/request';
 import { rateLimit } from './middleware/rateLimit';
-import { apiRouter, publicRouter } from './routes';
+import { touchLastUsed } from './middleware/lastUsed';
+import { sessionAuth } from './middleware/session';
+import { apiRouter, publicRouter, sessionRouter } from './routes';
 
-export function createApp(deps: Deps): Koa {
+/** The Koa app plus `close`, which flushes and releases what the hot paths hold (call on shutdown). */
+export type App = Koa & { hot: Hot; close(): Promise<void> };
+
+export function createApp(base: BaseDeps & { hot?: Hot }): App {
+  const hot = base.hot ?? createHot(base);
+  const deps: Deps = { ...base, hot };
   const app = new Koa();
   app.proxy = true;
   app.use(requestContext(deps.log));
+  app.use(requestMetrics);
   app.use(errorMiddleware);
   app.use(versionPrefixes);
   const pub = publicRouter(deps);
+  const api = apiRouter(deps);
+  const session = sessionRouter(deps);
+  app.use(knownMethods([pub, session, api]));
   app.use(pub.routes());
   app.use(pub.allowedMethods());
   app.use(jsonBody(deps.config.bodyLimitBytes));
-  app.use(authenticate(deps.db));
+  app.use(session.routes());
+  app.use(sessionAuth(deps.db, deps.config.publicBaseUrl));
+  app.use(authenticate(hot));
+  app.use(touchLastUsed(deps.db));
   app.use(requireScope);
-  app.use(rateLimit(deps.db, deps.config.rateLimitPerMinute));
-  const api = apiRouter(deps);
+  app.use(rateLimit(hot.perKey));
+  app.use(idempotency(deps.db));
   app.use(api.routes());
   app.use(api.allowedMethods());
-  return app;
+  return Object.assign(app, { hot, close: () => hot.close() });
 }

@@ -3,14 +3,20 @@ import type { Config } from '../lib/config';
 import type { Db } from '../lib/db';
 import type { Logger } from '../lib/logger';
 import type { Storage } from '../lib/storage';
+import type { Hot } from './hot';
 
-/** What every route needs; built once by the server (or a test) and passed down explicitly. */
-export interface Deps {
+/** What the server (or a test) builds once and hands to `createApp`. */
+export interface BaseDeps {
   config: Config;
   db: Db;
   storage: Storage;
   temporal: Client;
   log: Logger;
+}
+
+/** What every route needs, passed down explicitly: the base plus the app's caches and limiters. */
+export interface Deps extends BaseDeps {
+  hot: Hot;
 }
 
 export interface AuthState {
@@ -25,6 +31,8 @@ declare module 'koa' {
     requestId: string;
     envelope?: boolean;
     body?: unknown;
+    /** A text body of a caption type (see middleware/body.ts). */
+    text?: string;
     auth?: AuthState;
     log?: Logger;
   }

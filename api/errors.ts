@@ -18,6 +18,13 @@ export const forbidden = (code: string, message: string) => new ApiError(403, co
 export const notFound = (what = 'Resource') => new ApiError(404, 'not_found', `${what} not found`);
 export const conflict = (code: string, message: string, details?: unknown) => new ApiError(409, code, message, details);
 export const tooLarge = (message: string) => new ApiError(413, 'payload_too_large', message);
-export const unavailable = (message = 'The processing service is unavailable; try again shortly') => new ApiError(503, 'temporarily_unavailable', message);
+/** Seconds a client should wait before retrying a request refused because a dependency is down. */
+export const RETRY_AFTER_SECONDS = 5;
+export const unavailable = (message = 'The processing service is unavailable; try again shortly') =>
+  new ApiError(503, 'temporarily_unavailable', message, undefined, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
 export const rateLimited = (retryAfter: number) =>
   new ApiError(429, 'rate_limited', 'Too many requests; retry later', undefined, { 'Retry-After': String(retryAfter) });
+export const tooManyBadKeys = (retryAfter: number) =>
+  new ApiError(429, 'too_many_invalid_keys', 'Too many requests with invalid API keys from this address; retry later', undefined, {
+    'Retry-After': String(retryAfter),
+  });

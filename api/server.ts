@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import http from 'node:http';
 import { loadConfig } from '../lib/config';
 import { createDb } from '../lib/db';
@@ -5,25 +6,32 @@ import { createLogger } from '../lib/logger';
 import { createStorage, S3Storage } from '../lib/storage';
 import { createTemporalClient } from '../lib/temporal';
 import { createApp } from './app';
+import { startTusRecovery } from './tus/recover';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = createLogger(config.logLevel, 'api');
+  const log = createLogger(config.logLevel, 'api', config.logFormat);
   const db = createDb(config.databaseUrl, config.databasePoolMax);
   const storage = createStorage(config);
   if (storage instanceof S3Storage) await storage.ensureBucket();
   const temporal = createTemporalClient(config);
-  const app = createApp({ config, db, storage, temporal, log });
+  const deps = { config, db, storage, temporal, log };
+  const app = createApp(deps);
   const server = http.createServer(app.callback());
   // Uploads through the local driver can take a long time; don't cut them off.
   server.requestTimeout = 0;
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   log.info({ url: config.publicBaseUrl, host: config.host, port: config.port }, 'API listening');
+  const stopRecovery = startTusRecovery(deps);
 
   const stop = async () => {
     log.info('shutting down');
-    server.close();
+    stopRecovery();
+    const closed = new Promise((resolve) => server.close(resolve));
     server.closeIdleConnections();
+    // In-flight responses finish (their bytes reach the bandwidth meter) before it is flushed.
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    await app.close();
     await temporal.connection.close().catch(() => undefined);
     await db.destroy();
   };
@@ -31,7 +39,34 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exitCode = 1;
-});
+/**
+ * API_PROCESSES > 1: a primary forks that many API processes sharing the port (node:cluster).
+ * Nothing in a process needs the others: key revocations and playback changes reach every
+ * process's caches by NOTIFY and rate limits are counted in Postgres or Redis. A process that
+ * dies is replaced; SIGTERM/SIGINT stop them all, each flushing what it buffered.
+ */
+function primary(processes: number): void {
+  let stopping = false;
+  const fork = () => cluster.fork().on('exit', (code, signal) => {
+    if (stopping) return;
+    console.error(`API process exited (${signal ?? code}); starting another`);
+    setTimeout(fork, 1000);
+  });
+  for (let i = 0; i < processes; i++) fork();
+  const stop = (signal: NodeJS.Signals) => {
+    stopping = true;
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal);
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+const processes = cluster.isPrimary ? loadConfig().hot.apiProcesses : 1;
+if (processes > 1) {
+  primary(processes);
+} else {
+  main().catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}

@@ -1,9 +1,17 @@
 import { loadConfig } from '../lib/config';
 import { createDb, type Db } from '../lib/db';
+import { addMembership, upsertPerson, type Role } from '../lib/accounts/people';
+import { randomToken } from '../lib/ids';
 import { createApiKey, createWorkspace, PLANS, type Access, type Plan } from '../lib/keys';
 
 const USAGE = `usage: admin <command>
-  bootstrap                                   first run: a "default" workspace and a full key (no-op later)
+  bootstrap                                   first run: a "default" workspace, a full key and the
+                                              dashboard account admin@localhost (no-op later)
+  account create <email> [--workspace WS_ID] [--role owner|member] [--password PW]
+                                              a dashboard account (password generated and printed when
+                                              not given) in WS_ID, or in a new workspace of its own
+  account add <email> <workspace_id> [--role owner|member]
+  account list
   workspace create <name> [--plan free|starter|pro|business]
   workspace list
   key create <workspace_id> [--access read|full] [--name NAME]
@@ -15,17 +23,55 @@ function flag(args: string[], name: string): string | undefined {
   return i >= 0 ? args[i + 1] : undefined;
 }
 
+function role(args: string[]): Role {
+  const r = flag(args, 'role') ?? 'owner';
+  if (r !== 'owner' && r !== 'member') throw new Error('role must be owner or member');
+  return r;
+}
+
+/** The first account, so a fresh install can sign in to the dashboard; its password is printed once. */
+async function bootstrapAccount(db: Db, workspaceId: string): Promise<void> {
+  if (await db('people').first('id')) return;
+  const password = randomToken(12);
+  const person = await upsertPerson(db, 'admin@localhost', password);
+  await addMembership(db, person.id, workspaceId, 'owner');
+  console.log(`dashboard account: admin@localhost\npassword (shown once): ${password}`);
+}
+
 async function run(db: Db, args: string[]): Promise<void> {
   const [group, cmd, arg] = args;
   if (group === 'bootstrap') {
     const existing = await db('workspaces').orderBy('created_at').first();
     if (existing) {
       console.log(`workspace exists: ${existing.id} (keys are shown only when created; make another with: npm run admin -- key create ${existing.id})`);
+      await bootstrapAccount(db, existing.id);
       return;
     }
     const ws = await createWorkspace(db, 'default', 'free');
     const key = await createApiKey(db, ws.id, 'full', 'bootstrap');
     console.log(`created workspace ${ws.id}\nfull-access API key (shown once): ${key.secret}`);
+    await bootstrapAccount(db, ws.id);
+  } else if (group === 'account' && cmd === 'create' && arg) {
+    const given = flag(args, 'password');
+    const password = given ?? randomToken(12);
+    let wsId = flag(args, 'workspace');
+    if (wsId && !(await db('workspaces').where({ id: wsId }).first())) throw new Error(`no workspace ${wsId}`);
+    const person = await upsertPerson(db, arg, password);
+    // A workspace made for the person is theirs: owner, whatever --role says.
+    const own = !wsId;
+    if (!wsId) wsId = (await createWorkspace(db, person.email, 'free')).id;
+    await addMembership(db, person.id, wsId, own ? 'owner' : role(args));
+    console.log(`${person.created ? 'created' : 'updated'} ${person.id}\t${person.email}\tin ${wsId}`);
+    if (!given) console.log(`password (shown once): ${password}`);
+  } else if (group === 'account' && cmd === 'add' && arg && args[3]) {
+    const person = await db('people').whereRaw('lower(email) = ?', [arg.trim().toLowerCase()]).first('id');
+    if (!person) throw new Error(`no account ${arg}`);
+    if (!(await db('workspaces').where({ id: args[3] }).first())) throw new Error(`no workspace ${args[3]}`);
+    await addMembership(db, person.id, args[3], role(args));
+    console.log(`added ${arg} to ${args[3]}`);
+  } else if (group === 'account' && cmd === 'list') {
+    const rows = await db('people as p').leftJoin('memberships as m', 'm.person_id', 'p.id').orderBy('p.created_at').select('p.id', 'p.email', 'm.workspace_id', 'm.role');
+    for (const r of rows) console.log(`${r.id}\t${r.email}\t${r.workspace_id ?? '-'}\t${r.role ?? ''}`);
   } else if (group === 'workspace' && cmd === 'create' && arg) {
     const plan = (flag(args, 'plan') ?? 'free') as Plan;
     if (!PLANS.includes(plan)) throw new Error(`plan must be one of ${PLANS.join(', ')}`);

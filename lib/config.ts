@@ -1,6 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import type { MediaLimits } from './media/limits';
+import type { MediaPolicy } from './media/tools';
 
 // Env strings are parsed explicitly: Boolean('false') === true is the classic trap.
 const bool = z
@@ -67,6 +69,13 @@ const schema = z.object({
 
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
 
+  // hot (issue 13): shared limiter store, key-guessing limit, caches, processes
+  REDIS_URL: z.string().url().optional(),
+  INVALID_KEY_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
+  CDN_ACCESS_CACHE_MS: z.coerce.number().int().min(0).default(2000),
+  API_PROCESSES: z.coerce.number().int().min(1).default(1),
+
   WEBHOOK_RETRY_SCHEDULE: z.string().default('5s,5m,30m,2h,5h,10h,14h,20h,24h'),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
   ALLOW_LOOPBACK_URLS: bool.default(false),
@@ -75,6 +84,39 @@ const schema = z.object({
   FFPROBE_PATH: z.string().default('ffprobe'),
   X264_PRESET: z.string().default('veryfast'),
   HLS_SEGMENT_SECONDS: z.coerce.number().int().min(1).max(20).default(6),
+
+  // media room (issue 9): hostile media — sandbox, bounds, rlimits (SPEC §12)
+  MEDIA_SANDBOX: z.enum(['bwrap', 'none', 'auto']).default('auto'),
+  MEDIA_MAX_WIDTH: z.coerce.number().int().min(16).default(8192),
+  MEDIA_MAX_HEIGHT: z.coerce.number().int().min(16).default(8192),
+  MEDIA_MAX_FPS: z.coerce.number().min(1).default(240),
+  MEDIA_MAX_DURATION_SECONDS: z.coerce.number().min(1).default(12 * 3600),
+  MEDIA_WALL_TIME_FACTOR: z.coerce.number().min(0.1).default(20),
+  MEDIA_MIN_WALL_SECONDS: z.coerce.number().int().min(1).default(300),
+  MEDIA_MAX_MEMORY_MB: z.coerce.number().int().min(64).default(8192),
+  MEDIA_MAX_OUTPUT_FILE_MB: z.coerce.number().int().min(1).default(16384),
+  MEDIA_CPU_PER_WALL_SECOND: z.coerce.number().min(0.1).optional(),
+  /** Test-only: turns the input allow-lists off to prove the sandbox holds alone. Refused outside NODE_ENV=test. */
+  MEDIA_TEST_DISABLE_FORMAT_CHECK: bool.default(false),
+
+  // transcode room (issue 11): passthrough rendition and chunked encodes (docs/transcoding.md)
+  TRANSCODE_PASSTHROUGH: bool.default(true),
+  TRANSCODE_CHUNK_THRESHOLD_SECONDS: z.coerce.number().min(1).default(120),
+  TRANSCODE_CHUNK_SECONDS: z.coerce.number().min(1).default(30),
+  // dashboard room: sessions and sign-in throttling
+  SESSION_TTL_HOURS: z.coerce.number().min(1).default(168),
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
+  LOGIN_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).default(30),
+  LOGIN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+  // uploads room (issue 10): resumable (tus) uploads
+  MAX_RESUMABLE_UPLOAD_BYTES: z.coerce.number().int().min(1).default(50 * 1024 ** 3),
+
+  // contract room: metrics and logs (SPEC §16)
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  METRICS_HOST: z.string().default('0.0.0.0'),
+  TEMPORAL_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
+  LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
+  S3_PUBLIC_ENDPOINT: z.string().url().optional(),
 });
 
 export type Env = z.input<typeof schema>;
@@ -109,6 +151,7 @@ export interface Config {
     localDir: string;
     s3: {
       endpoint?: string;
+      publicEndpoint?: string; // contract room
       region: string;
       bucket: string;
       accessKeyId?: string;
@@ -122,13 +165,32 @@ export interface Config {
     graceSeconds: number;
     maxBytes: number;
     confirmWaitMs: number;
+    /** tus uploads may exceed the single-PUT limit up to this (SPEC §13). */
+    maxResumableBytes: number;
   };
   bodyLimitBytes: number;
   playback: { keys: PlaybackKey[]; signingKid: string };
   rateLimitPerMinute: number;
+  hot: { redisUrl?: string; invalidKeyLimitPerMinute: number; keyCacheTtlMs: number; cdnAccessCacheMs: number; apiProcesses: number };
   webhooks: { retryScheduleMs: number[]; timeoutMs: number };
   allowLoopbackUrls: boolean;
-  media: { ffmpegPath: string; ffprobePath: string; x264Preset: string; segmentSeconds: number };
+  media: {
+    ffmpegPath: string;
+    ffprobePath: string;
+    x264Preset: string;
+    segmentSeconds: number;
+    sandbox: MediaPolicy['sandbox'];
+    limits: MediaLimits;
+    formatCheck: boolean;
+    passthrough: boolean;
+    chunkThresholdSeconds: number;
+    chunkSeconds: number;
+  };
+  // dashboard room
+  dashboard: { sessionTtlSeconds: number; maxFailuresPerAccount: number; maxFailuresPerIp: number; failureWindowSeconds: number };
+  // contract room
+  metrics: { port: number; host: string; temporalPort: number };
+  logFormat: 'auto' | 'pretty' | 'json';
 }
 
 const DEV_SECRET = 'dev-only-insecure-secret-change-me';
@@ -170,6 +232,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const signingKid = e.PLAYBACK_SIGNING_KID ?? keys[0].kid;
   if (!keys.some((k) => k.kid === signingKid)) throw new Error(`PLAYBACK_SIGNING_KID ${signingKid} is not in PLAYBACK_SIGNING_KEYS`);
   const dataDir = path.resolve(e.DATA_DIR);
+  if (e.MEDIA_TEST_DISABLE_FORMAT_CHECK && e.NODE_ENV !== 'test') throw new Error('MEDIA_TEST_DISABLE_FORMAT_CHECK is only allowed with NODE_ENV=test');
   return deepFreeze({
     env: e.NODE_ENV,
     host: e.HOST,
@@ -195,6 +258,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       localDir: path.resolve(e.STORAGE_LOCAL_DIR ?? path.join(dataDir, 'storage')),
       s3: {
         endpoint: e.S3_ENDPOINT,
+        publicEndpoint: e.S3_PUBLIC_ENDPOINT, // contract room
         region: e.S3_REGION,
         bucket: e.S3_BUCKET,
         accessKeyId: e.S3_ACCESS_KEY_ID,
@@ -208,10 +272,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       graceSeconds: e.UPLOAD_GRACE_SECONDS,
       maxBytes: e.MAX_UPLOAD_BYTES,
       confirmWaitMs: e.CONFIRM_WAIT_MS,
+      maxResumableBytes: e.MAX_RESUMABLE_UPLOAD_BYTES,
     },
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     playback: { keys, signingKid },
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    hot: {
+      redisUrl: e.REDIS_URL,
+      invalidKeyLimitPerMinute: e.INVALID_KEY_LIMIT_PER_MINUTE,
+      keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
+      cdnAccessCacheMs: e.CDN_ACCESS_CACHE_MS,
+      apiProcesses: e.API_PROCESSES,
+    },
     webhooks: { retryScheduleMs: parseDurationList(e.WEBHOOK_RETRY_SCHEDULE), timeoutMs: e.WEBHOOK_TIMEOUT_MS },
     allowLoopbackUrls: e.ALLOW_LOOPBACK_URLS,
     media: {
@@ -219,6 +291,33 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ffprobePath: e.FFPROBE_PATH,
       x264Preset: e.X264_PRESET,
       segmentSeconds: e.HLS_SEGMENT_SECONDS,
+      sandbox: e.MEDIA_SANDBOX,
+      limits: {
+        maxWidth: e.MEDIA_MAX_WIDTH,
+        maxHeight: e.MEDIA_MAX_HEIGHT,
+        maxFps: e.MEDIA_MAX_FPS,
+        maxDurationSeconds: e.MEDIA_MAX_DURATION_SECONDS,
+        wallTimeFactor: e.MEDIA_WALL_TIME_FACTOR,
+        minWallSeconds: e.MEDIA_MIN_WALL_SECONDS,
+        maxMemoryBytes: e.MEDIA_MAX_MEMORY_MB * 1024 * 1024,
+        maxOutputFileBytes: e.MEDIA_MAX_OUTPUT_FILE_MB * 1024 * 1024,
+        cpuPerWallSecond: e.MEDIA_CPU_PER_WALL_SECOND ?? Math.max(1, os.availableParallelism()),
+      },
+      formatCheck: !e.MEDIA_TEST_DISABLE_FORMAT_CHECK,
+
+      passthrough: e.TRANSCODE_PASSTHROUGH,
+      chunkThresholdSeconds: e.TRANSCODE_CHUNK_THRESHOLD_SECONDS,
+      chunkSeconds: e.TRANSCODE_CHUNK_SECONDS,
     },
+    // dashboard room
+    dashboard: {
+      sessionTtlSeconds: Math.round(e.SESSION_TTL_HOURS * 3600),
+      maxFailuresPerAccount: e.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+      maxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
+      failureWindowSeconds: e.LOGIN_FAILURE_WINDOW_SECONDS,
+    },
+    // contract room
+    metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, temporalPort: e.TEMPORAL_METRICS_PORT },
+    logFormat: e.LOG_FORMAT,
   });
 }

@@ -284,6 +284,15 @@ vh_ffmpeg() {
   _vh_ffmpeg_ok || vh_die "ffmpeg was installed but still lacks libx264/aac (check: ffmpeg -encoders)"
 }
 
+# vh_bwrap: bubblewrap sandboxes every ffmpeg/ffprobe run on uploads (docs/security.md). Without it
+# (not root, no apt) the worker runs ffmpeg unsandboxed and says so at boot (MEDIA_SANDBOX=auto).
+vh_bwrap() {
+  command -v bwrap >/dev/null 2>&1 && command -v prlimit >/dev/null 2>&1 && return 0
+  _vh_apt_install bubblewrap util-linux ||
+    vh_warn "bubblewrap not found and can't be installed here (needs root + apt-get: apt-get install bubblewrap);
+  ffmpeg will run without the sandbox (MEDIA_SANDBOX=none)"
+}
+
 vh_chromium() {
   local c=""
   if [ -n "${CHROMIUM_PATH:-}" ]; then

@@ -1,23 +1,61 @@
-import { checkFfmpeg } from '../lib/media';
+import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
+import { checkFfmpeg, detectPrlimit, resolveSandbox } from '../lib/media';
 import { loadConfig } from '../lib/config';
 import { createDb } from '../lib/db';
 import { createLogger } from '../lib/logger';
 import { createStorage } from '../lib/storage';
-import { createWorkers, type Role } from './workers';
+import { installCrashGuards } from './guards';
+import { serveMetrics } from './metrics';
+import { createWorkers, type Role, workflowsPath } from './workers';
+
+// webpack's progress and stats would otherwise fill the terminal at every start.
+const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never;
 
 /** `WORKER_ROLES=workflow,transcode` (default both) picks which task queues this process polls. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = createLogger(config.logLevel, 'worker');
+  const log = createLogger(config.logLevel, 'worker', config.logFormat);
+  installCrashGuards(log);
+  // Core exports the SDK's metrics (task latencies, slots, polls) on a loopback port; the worker's
+  // own /metrics appends them, so Prometheus scrapes one target per worker.
+  // TEMPORAL_METRICS_PORT=0 turns that export off.
+  let temporalMetrics = config.metrics.temporalPort ? `127.0.0.1:${config.metrics.temporalPort}` : undefined;
+  const logging = { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} };
+  try {
+    Runtime.install({
+      logger: new DefaultLogger('WARN'),
+      telemetryOptions: { logging, ...(temporalMetrics ? { metrics: { prometheus: { bindAddress: temporalMetrics } } } : {}) },
+    });
+  } catch (err) {
+    // A busy port costs the SDK's metrics, never the worker (Core refuses to start otherwise).
+    log.warn({ err, bindAddress: temporalMetrics }, 'Temporal SDK metrics unavailable');
+    temporalMetrics = undefined;
+    Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging } });
+  }
   const roles: Role[] = config.temporal.workerRoles;
-  if (roles.includes('transcode')) await checkFfmpeg({ ffmpegPath: config.media.ffmpegPath });
+  if (roles.includes('transcode')) {
+    await checkFfmpeg({ ffmpegPath: config.media.ffmpegPath });
+    const sandbox = await resolveSandbox(config.media.sandbox);
+    const msg = `media sandbox: ${sandbox.mode}${sandbox.reason ? ` (${sandbox.reason})` : ''}`;
+    if (sandbox.mode === 'none') log.warn({ sandbox: sandbox.mode, configured: config.media.sandbox }, msg);
+    else log.info({ sandbox: sandbox.mode, configured: config.media.sandbox }, msg);
+    if (!(await detectPrlimit())) log.warn('prlimit (util-linux) not found: ffmpeg runs without CPU/memory/file-size rlimits (the wall-time bound still applies)');
+  }
   const db = createDb(config.databaseUrl, config.databasePoolMax);
   const storage = createStorage(config);
-  const { workers, close } = await createWorkers({ config, db, storage, log }, roles);
-  log.info({ roles, queues: [config.temporal.taskQueue, config.temporal.transcodeQueue], concurrency: config.temporal.transcodeConcurrency }, 'workers started');
+  const workflowBundle = roles.includes('workflow') ? await bundleWorkflowCode({ workflowsPath, logger: quiet }) : undefined;
+  const { workers, close } = await createWorkers({ config, db, storage, log }, roles, { workflowBundle });
+  const metrics = await serveMetrics({
+    port: config.metrics.port,
+    host: config.metrics.host,
+    temporalUrl: temporalMetrics && `http://${temporalMetrics}/metrics`,
+    log,
+  });
+  log.info({ roles, queues: [config.temporal.taskQueue, config.temporal.transcodeQueue], concurrency: config.temporal.transcodeConcurrency, metrics: metrics?.url }, 'workers started');
   // Worker.run() resolves after SIGINT/SIGTERM once in-flight tasks have drained.
   await Promise.all(workers.map((w) => w.run()));
   await close();
+  await metrics?.close();
   await db.destroy();
   log.info('workers stopped');
 }

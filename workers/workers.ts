@@ -5,6 +5,7 @@ import type { Config } from '../lib/config';
 import type { Db } from '../lib/db';
 import type { Logger } from '../lib/logger';
 import type { Storage } from '../lib/storage';
+import { activityMetrics } from './metrics';
 
 export type Role = 'workflow' | 'transcode';
 
@@ -40,6 +41,7 @@ export async function createWorkers(
         taskQueue: config.temporal.taskQueue,
         ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
         activities,
+        interceptors: { activity: [activityMetrics] },
       }),
     );
   }
@@ -50,6 +52,7 @@ export async function createWorkers(
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.transcodeQueue,
         activities,
+        interceptors: { activity: [activityMetrics] },
         maxConcurrentActivityTaskExecutions: config.temporal.transcodeConcurrency,
         // Heartbeats are what carry a cancellation to ffmpeg. By default they are flushed at 0.8x
         // the heartbeat timeout (24 s at 30 s): a deleted video would keep encoding that long.

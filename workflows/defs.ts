@@ -1,6 +1,7 @@
 // Names shared by the workflow, the API and the activities. Pure: safe in the workflow sandbox.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { MaxResolution } from '../lib/media/cap';
 
 export type VideoStatus = 'pending_upload' | 'processing' | 'ready' | 'failed';
 export type RenditionStatus = 'queued' | 'processing' | 'ready' | 'failed';
@@ -10,8 +11,21 @@ export const WorkspaceIdKey = defineSearchAttributeKey('WorkspaceId', SearchAttr
 export const VideoStatusKey = defineSearchAttributeKey('VideoStatus', SearchAttributeType.KEYWORD);
 
 export type VideoSource =
-  | { kind: 'upload'; declaredSize: number; contentType: string; uploadTimeoutMs: number }
-  | { kind: 'url'; url: string };
+  | {
+      kind: 'upload';
+      declaredSize: number;
+      contentType: string;
+      uploadTimeoutMs: number;
+      /**
+       * When the upload URL stops working (epoch ms). Set for videos whose URL writes to a staging
+       * key: after a deletion, the workflow sweeps the staging prefix once more at this time, since
+       * a presigned S3 URL cannot be revoked (SPEC §12).
+       */
+      uploadUrlExpiresAt?: number;
+    }
+  | { kind: 'url'; url: string }
+  /** SPEC §14 clip: the original is cut from another video's original (absent before outputs-v1). */
+  | { kind: 'clip'; sourceStorageKey: string; startSeconds: number; endSeconds: number };
 
 export interface VideoWorkflowInput {
   videoId: string;
@@ -20,8 +34,15 @@ export interface VideoWorkflowInput {
   source: VideoSource;
   /** Task queue of the ffmpeg/IO activities (config TEMPORAL_TRANSCODE_QUEUE). */
   transcodeQueue: string;
+  /** SPEC §14: the ladder stops at this rung (absent in histories recorded before outputs-v1). */
+  maxResolution?: MaxResolution;
   /** Timings the tests shorten. */
   tuning?: { heartbeatTimeoutMs?: number };
+  /**
+   * Set when a run continues-as-new after processing ended (ready or failed): the new run starts
+   * idle with this state, so idle videos never replay pipeline code (docs/transcoding.md).
+   */
+  resume?: VideoState;
 }
 
 export interface RenditionState {
@@ -45,6 +66,8 @@ export interface VideoState {
 /** What the API observed in storage; the update's validator judges it (SPEC §4). */
 export interface UploadObservation {
   objectSize: number | null;
+  /** The staging key the object was found at; the workflow moves it to the original key once. */
+  sourceKey?: string;
 }
 
 export const videoStateQuery = defineQuery<VideoState>('videoState');
@@ -68,6 +91,7 @@ export const ErrorCodes = {
   uploadExpired: 'upload_expired',
   invalidMedia: 'invalid_media',
   noVideoStream: 'no_video_stream',
+  mediaTooLarge: 'media_too_large',
   importFailed: 'import_failed',
   processingFailed: 'processing_failed',
   invalidState: 'invalid_state',

@@ -1,4 +1,4 @@
-import { proxyActivities, sleep } from '@temporalio/workflow';
+import { proxyActivities, sleep, type RetryPolicy } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
 export interface DeliveryWorkflowInput {
@@ -7,16 +7,14 @@ export interface DeliveryWorkflowInput {
   scheduleMs: number[];
   /** Numbering continues across a manual retry, so `attempts` counts every request sent. */
   firstAttempt?: number;
+  /** One HTTP attempt's limit (WEBHOOK_TIMEOUT_MS); absent in runs started before it was passed. */
+  attemptTimeoutMs?: number;
 }
 
 export type DeliveryWorkflowResult = 'succeeded' | 'failed' | 'cancelled';
 
-const { deliverWebhook } = proxyActivities<Activities>({
-  // Bounds one HTTP attempt (WEBHOOK_TIMEOUT_MS, 15 s by default) plus a few queries.
-  startToCloseTimeout: '2 minutes',
-  // The activity returns the receiver's failures; it throws only when the database does.
-  retry: { initialInterval: '1s', maximumInterval: '1 minute', maximumAttempts: 10 },
-});
+// The activity returns the receiver's failures; it throws only when the database does.
+const retry: RetryPolicy = { initialInterval: '1s', maximumInterval: '1 minute', maximumAttempts: 10 };
 
 /**
  * One event to one endpoint (SPEC §9): attempt, then sleep on a durable timer per the schedule
@@ -25,6 +23,12 @@ const { deliverWebhook } = proxyActivities<Activities>({
  */
 export async function webhookDeliveryWorkflow(input: DeliveryWorkflowInput): Promise<DeliveryWorkflowResult> {
   const first = input.firstAttempt ?? 1;
+  // Bounds one HTTP attempt plus a few queries. It is also how soon an attempt whose worker died
+  // (SIGKILL, OOM) is tried again, so it follows the HTTP timeout rather than a fixed 2 minutes.
+  const { deliverWebhook } = proxyActivities<Activities>({
+    startToCloseTimeout: input.attemptTimeoutMs ? input.attemptTimeoutMs + 10_000 : '2 minutes',
+    retry,
+  });
   for (let i = 0; ; i++) {
     const retryDelayMs = i < input.scheduleMs.length ? input.scheduleMs[i] : null;
     const outcome = await deliverWebhook({ deliveryId: input.deliveryId, attempt: first + i, retryDelayMs });

@@ -1,3 +1,4 @@
 // The workflow bundle's entry point: every workflow type the workers host.
 export { videoWorkflow } from './video';
 export { webhookDeliveryWorkflow } from './delivery';
+export { outputsWorkflow } from './jobs/outputs';

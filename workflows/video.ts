@@ -1,17 +1,19 @@
 import {
   ActivityCancellationType,
   ActivityFailure,
+  allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
   condition,
-  isCancellation,
+  continueAsNew,
+  patched,
   proxyActivities,
   setHandler,
+  sleep,
   upsertSearchAttributes,
   uuid4,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { planLadder, type Rung } from '../lib/media/ladder';
 import {
   completeUploadUpdate,
   deleteVideoSignal,
@@ -25,13 +27,29 @@ import {
   videoStateQuery,
   type VideoWorkflowInput,
 } from './defs';
+import type { PipelineContext } from './pipeline/context';
+import { ladderPipeline } from './pipeline/ladder';
+import { legacyPipeline } from './pipeline/legacy';
 
-const MEDIA_ERRORS = [ErrorCodes.invalidMedia, ErrorCodes.noVideoStream, ErrorCodes.importFailed];
+const MEDIA_ERRORS = [ErrorCodes.invalidMedia, ErrorCodes.noVideoStream, ErrorCodes.mediaTooLarge, ErrorCodes.importFailed];
 
 /**
- * One workflow per video, from creation to deletion (SPEC §5, §11): wait for the upload (or
- * import from a URL), probe, thumbnail, renditions lowest first with the master playlist
- * republished after each, then wait for a retry or a delete for as long as the video exists.
+ * Versioning markers (docs/transcoding.md). Histories recorded without them replay the code they
+ * ran; remove a branch only once no open workflow can have taken it.
+ */
+export const Patches = {
+  /** After processing ends, continue-as-new into an idle run that carries the state. */
+  idleContinueAsNew: 'idle-continue-as-new',
+  /** Passthrough first, rungs of a chunk from one decode, chunks across workers (pipeline/ladder.ts). */
+  transcodeV2: 'transcode-v2',
+} as const;
+
+/**
+ * One workflow per video, from creation to deletion (SPEC §5, §11), as an entity workflow:
+ *   wait for the upload (or import) → process (workflows/pipeline/*) → idle.
+ * Once processing ends (ready or failed) the run continues-as-new with its state, so an idle
+ * video's history is a few events and never replays pipeline code. The idle loop is where later
+ * requests land: retry and delete today, further jobs (MP4, captions, clips) next to them.
  */
 export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
   const { videoId, workspaceId, storageKey, source } = input;
@@ -56,13 +74,20 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
     retry: { initialInterval: '2s', maximumInterval: '5 minutes' },
   });
 
-  const state: VideoState = {
-    status: source.kind === 'upload' ? 'pending_upload' : 'processing',
-    progress: 0,
-    renditions: [],
-    deleting: false,
-  };
+  // Moving an upload to its original key: a server-side copy of up to 50 GiB, so heartbeats.
+  const promote = proxyActivities<Activities>({
+    taskQueue: input.transcodeQueue,
+    startToCloseTimeout: '2 hours',
+    heartbeatTimeout: '2 minutes',
+    retry: { initialInterval: '2s', maximumInterval: '1 minute', maximumAttempts: 10, nonRetryableErrorTypes: [ErrorCodes.uploadMissing] },
+  });
+
+  const state: VideoState = input.resume
+    ? { ...input.resume, renditions: input.resume.renditions.map((r) => ({ ...r })) }
+    : { status: source.kind === 'upload' ? 'pending_upload' : 'processing', progress: 0, renditions: [], deleting: false };
   let uploaded = false;
+  // Where the accepted upload was found (a staging key), when it is not the original key already.
+  let uploadedFrom: string | undefined;
   let retryRequested = false;
   let deleteRequested = false;
   let pipeline: CancellationScope | undefined;
@@ -94,9 +119,12 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
   });
   setHandler(
     completeUploadUpdate,
-    () => {
+    (obs) => {
       const first = state.status === 'pending_upload' && !uploaded;
-      if (first) uploaded = true;
+      if (first) {
+        uploaded = true;
+        uploadedFrom = obs.sourceKey;
+      }
       // The main loop writes `processing` a moment later; answer with what the caller caused.
       return { status: state.status === 'pending_upload' ? 'processing' : state.status, first };
     },
@@ -163,79 +191,30 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
     await emit('video.failed', { code, message });
   }
 
-  async function transcodeAll(): Promise<void> {
-    if (source.kind === 'url' && !(await acts.originalExists({ storageKey }))) {
-      await io.importFromUrl({ videoId, workspaceId, storageKey, url: source.url });
+  const ctx: PipelineContext = {
+    input,
+    state,
+    acts,
+    io,
+    setStatus: (status) => setStatus(status),
+    emit: (type) => emit(type),
+    updateProgress,
+    track: (job) => {
+      thumbnailSettled = job;
+    },
+  };
+
+  // Which pipeline a processing run takes is decided when it starts, and kept in its history.
+  const transcodeAll = () => (patched(Patches.transcodeV2) ? ladderPipeline(ctx) : legacyPipeline(ctx));
+
+  async function promoteOriginal(sourceKey: string): Promise<void> {
+    try {
+      await promote.promoteUpload({ workspaceId, videoId, sourceKey, storageKey, contentType: source.kind === 'upload' ? source.contentType : undefined });
+    } catch (err) {
+      const cause = err instanceof ActivityFailure ? err.cause : err;
+      const missing = cause instanceof ApplicationFailure && cause.type === ErrorCodes.uploadMissing;
+      await fail(missing ? ErrorCodes.uploadMissing : ErrorCodes.processingFailed, `The upload could not be stored: ${cause instanceof Error ? cause.message : String(cause)}`);
     }
-    const info = await io.probeSource({ storageKey });
-    const rungs = planLadder({ width: info.width, height: info.height, rotation: info.rotation });
-    state.renditions = rungs.map((r) => ({ name: r.name, width: r.width, height: r.height, bitrate: r.videoBitrate, status: 'queued', progress: 0 }));
-    state.progress = 0;
-    await acts.recordMetadata({
-      videoId,
-      durationSeconds: info.durationSeconds,
-      width: info.width,
-      height: info.height,
-      sizeBytes: info.sizeBytes,
-      renditions: state.renditions,
-    });
-    const thumbnail = io.makeThumbnail({ workspaceId, videoId, storageKey, durationSeconds: info.durationSeconds });
-    // Handled at once: if a rendition fails or is cancelled first, an unobserved rejection would fail the workflow task.
-    thumbnailSettled = thumbnail.catch(() => undefined);
-    const published: Rung[] = [];
-    let publishing: Promise<void> = Promise.resolve();
-    // Serialised so an older, shorter master can never overwrite a newer one; each write takes
-    // the set as it is when it runs.
-    const publish = () => {
-      publishing = publishing.then(() => io.publishMaster({ workspaceId, videoId, rungs: rungs.filter((x) => published.includes(x)) }));
-      return publishing;
-    };
-
-    const renderRung = async (i: number): Promise<void> => {
-      const rung = rungs[i];
-      const r = state.renditions[i];
-      r.status = 'processing';
-      await acts.recordRendition({ videoId, name: r.name, status: 'processing', progress: 0 });
-      try {
-        await io.transcodeRendition({
-          workspaceId,
-          videoId,
-          storageKey,
-          rung,
-          hasAudio: info.hasAudio,
-          fps: info.fps,
-          durationSeconds: info.durationSeconds,
-        });
-      } catch (err) {
-        if (isCancellation(err) || state.status !== 'ready') throw err;
-        // Already playable: a higher rung failing leaves the video ready without that rung.
-        r.status = 'failed';
-        await acts.recordRendition({ videoId, name: r.name, status: 'failed', progress: r.progress });
-        return;
-      }
-      // A rendition is reported ready only once the master playlist lists it.
-      published.push(rung);
-      await publish();
-      await acts.recordRendition({ videoId, name: r.name, status: 'ready', progress: 100 });
-      r.status = 'ready';
-      r.progress = 100;
-      updateProgress();
-    };
-
-    // The lowest rung alone first: it is the quickest way to a playable video.
-    await renderRung(0);
-    await thumbnail;
-    await setStatus('ready');
-    await emit('video.ready');
-    // Then the rest at once, lowest first in the queue. Separate ffmpeg processes each keep only
-    // part of a core busy on small rungs; running them together fills the machine, which is what
-    // brings the whole ladder close to a single-pass encode (bench/transcode.ts).
-    // allSettled: on cancellation every rung must have stopped before the pipeline unwinds,
-    // or a deletion could remove files that a still-running encode then writes.
-    const rest = await Promise.allSettled(rungs.slice(1).map((_, j) => renderRung(j + 1)));
-    const rejected = rest.find((x): x is PromiseRejectedResult => x.status === 'rejected');
-    if (rejected) throw rejected.reason;
-    await acts.recordState({ videoId, progress: state.progress });
   }
 
   async function process(): Promise<void> {
@@ -260,21 +239,47 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
     }
   }
 
-  upsertSearchAttributes([{ key: VideoStatusKey, value: state.status }]);
-  if (source.kind === 'upload') {
-    const arrived = await condition(() => uploaded || deleteRequested, source.uploadTimeoutMs);
-    if (!deleteRequested) {
-      if (arrived) {
-        await setStatus('processing');
-        await emit('video.uploaded');
-      } else {
-        await fail(ErrorCodes.uploadExpired, 'No upload was completed before the upload URL expired');
+  /** Processing has ended in this run: start a fresh, idle run with the state (docs/transcoding.md). */
+  async function idle(): Promise<never> {
+    await condition(allHandlersFinished);
+    return continueAsNew<typeof videoWorkflow>({ ...input, resume: { ...state, deleting: false } });
+  }
+
+  let processedHere = false;
+  if (!input.resume) {
+    upsertSearchAttributes([{ key: VideoStatusKey, value: state.status }]);
+    if (source.kind === 'upload') {
+      const arrived = await condition(() => uploaded || deleteRequested, source.uploadTimeoutMs);
+      if (!deleteRequested) {
+        if (arrived) {
+          // Status first: it closes the upload URL (the local driver and tus refuse a PUT/PATCH
+          // once the video is no longer pending_upload) before the staging object is moved.
+          // Only updates from the uploads room on carry a staging key: older histories promote nothing.
+          await setStatus('processing');
+          if (uploadedFrom) await promoteOriginal(uploadedFrom);
+          if (state.status === 'processing') await emit('video.uploaded');
+          // A failed promotion ends processing in this run, like any failure.
+          else processedHere = true;
+        } else {
+          // Anything a URL wrote without completing goes: an expired upload leaves nothing behind.
+          if (patched('uploads-sweep-expired')) await cleanup.sweepUploads({ workspaceId, videoId });
+          await fail(ErrorCodes.uploadExpired, 'No upload was completed before the upload URL expired');
+          processedHere = true;
+        }
       }
     }
   }
 
   while (!deleteRequested) {
-    if (state.status === 'processing') await process();
+    if (state.status === 'processing') {
+      await process();
+      processedHere = true;
+    }
+    // A retry accepted while this run was failing (between the status write and the event) is
+    // taken here, by this run's own loop: continuing-as-new would carry `processing` without
+    // writing it to Postgres. No recorded history has such a retry, so none replays differently.
+    if (processedHere && !deleteRequested && !retryRequested && patched(Patches.idleContinueAsNew)) await idle();
+    // Idle: every later request to this video lands here.
     await condition(() => deleteRequested || retryRequested);
     if (retryRequested && !deleteRequested) {
       retryRequested = false;
@@ -289,5 +294,13 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
     await cleanup.deleteVideoFiles({ workspaceId, videoId });
     await emit('video.deleted');
     await acts.purgeVideo({ videoId });
+    // A presigned S3 URL cannot be revoked: bytes PUT to it after the deletion land in the
+    // staging prefix, so sweep it once more when the URL has died (SPEC §12). The idle runs
+    // carry the same input, so this holds whichever run the delete reaches.
+    if (source.kind === 'upload' && source.uploadUrlExpiresAt !== undefined) {
+      const wait = source.uploadUrlExpiresAt + 5_000 - Date.now();
+      if (wait > 0) await sleep(wait);
+      await cleanup.sweepUploads({ workspaceId, videoId });
+    }
   });
 }

@@ -11,7 +11,7 @@ export interface CdnFile {
 // The whole grammar of a CDN path after `/v/`: the subject (a public id, a UUID or a token)
 // and one of the published file names. Nothing else reaches storage, so no traversal.
 const PATH_RE =
-  /^(vid_[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\/(?:(master\.m3u8|thumbnail\.jpg)|([1-9][0-9]{1,4}p)\/(index\.m3u8|seg_[0-9]{5,6}\.ts))$/;
+  /^(vid_[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\/(?:(master\.m3u8|thumbnail\.jpg)|([1-9][0-9]{1,4}p|source)\/(index\.m3u8|seg_[0-9]{5,6}\.ts))$/;
 
 const PLAYLIST = 'application/vnd.apple.mpegurl';
 
@@ -42,4 +42,11 @@ export function cacheControl(kind: FileKind, opts: { growing: boolean; tokenExpi
   if (!opts.tokenExpiresAt) return `public, max-age=${base}${immutable}`;
   const left = Math.max(0, Math.floor((opts.tokenExpiresAt.getTime() - (opts.now ?? Date.now())) / 1000));
   return `private, max-age=${Math.min(base, left)}${immutable}`;
+}
+
+/** RFC 9110 §13.1.2: If-None-Match uses the weak comparison; `*` matches any current object. */
+export function etagMatches(ifNoneMatch: string, etag: string): boolean {
+  const opaque = (t: string) => t.trim().replace(/^W\//, '');
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((t) => opaque(t) === opaque(etag));
 }

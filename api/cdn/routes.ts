@@ -1,18 +1,18 @@
 import { pipeline } from 'node:stream/promises';
 import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
-import { resolvePlayback } from '../../lib/playback/access';
-import { BandwidthMeter, exceededAllowance } from '../../lib/playback/bandwidth';
+import { exceededAllowance } from '../../lib/playback/bandwidth';
 import { mountPath } from '../../lib/playback/urls';
 import type { ByteRange } from '../../lib/storage';
 import type { Deps } from '../deps';
 import { ApiError, forbidden, notFound } from '../errors';
-import { cacheControl, parseCdnPath } from './files';
+import { cacheControl, etagMatches, parseCdnPath } from './files';
+import { outputCdnRoutes } from './outputs/routes';
 import { parseRange } from './range';
 
 function cors(ctx: ParameterizedContext): void {
   ctx.set('Access-Control-Allow-Origin', '*');
-  ctx.set('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges');
+  ctx.set('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges, ETag');
 }
 
 /**
@@ -21,12 +21,14 @@ function cors(ctx: ParameterizedContext): void {
  */
 export function cdnRoutes(r: Router, deps: Deps): void {
   const base = `${mountPath(deps.config.cdnUrl)}/v/`;
-  const meter = new BandwidthMeter(deps.db, deps.log);
+  const { meter, access: decisions } = deps.hot;
+  // SPEC §14 files (captions, downloads, storyboard, images) first; the rest falls through.
+  outputCdnRoutes(r, deps, meter);
 
   r.options(`${base}*rest`, (ctx) => {
     cors(ctx);
     ctx.set('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS');
-    ctx.set('Access-Control-Allow-Headers', 'Range');
+    ctx.set('Access-Control-Allow-Headers', 'Range, If-None-Match');
     ctx.set('Access-Control-Max-Age', '86400');
     ctx.status = 204;
   });
@@ -37,7 +39,7 @@ export function cdnRoutes(r: Router, deps: Deps): void {
     // ctx.path is still percent-encoded: an encoded slash or dot never matches the grammar.
     const parsed = parseCdnPath(ctx.path.slice(base.length));
     if (!parsed) throw notFound('File');
-    const access = await resolvePlayback(deps.db, deps.config.playback, parsed.isId ? { id: parsed.subject } : { token: parsed.subject });
+    const access = await decisions.resolve(parsed.isId ? { id: parsed.subject } : { token: parsed.subject });
     if (access.kind === 'not_found') throw notFound('Video');
     if (access.kind === 'forbidden') throw forbidden('forbidden', 'This video needs a valid playback token (GET /playback/{id})');
     const { video, grant } = access;
@@ -49,18 +51,26 @@ export function cdnRoutes(r: Router, deps: Deps): void {
     }
 
     const key = parsed.file.key(video.workspace_id, video.id);
-    const found = () => {
+    const found = (etag: string | undefined) => {
       ctx.set('Accept-Ranges', 'bytes');
       ctx.set('Cache-Control', cacheControl(parsed.file.kind, { growing: video.growing, tokenExpiresAt: grant?.expiresAt ?? null }));
+      if (etag) ctx.set('ETag', etag);
       ctx.type = parsed.file.contentType;
     };
     const rangeHeader = ctx.get('range');
+    const ifNoneMatch = ctx.get('if-none-match');
     let range: ByteRange | undefined;
-    if (rangeHeader || ctx.method === 'HEAD') {
+    // Plain GETs go straight to the stream; only conditional, ranged and HEAD requests stat first.
+    if (rangeHeader || ifNoneMatch || ctx.method === 'HEAD') {
       const info = await deps.storage.head(key);
       if (!info) throw notFound('File');
+      if (ifNoneMatch && info.etag && etagMatches(ifNoneMatch, info.etag)) {
+        found(info.etag);
+        ctx.status = 304;
+        return;
+      }
       if (ctx.method === 'HEAD') {
-        found();
+        found(info.etag);
         ctx.status = 200;
         ctx.length = info.size;
         return;
@@ -74,7 +84,7 @@ export function cdnRoutes(r: Router, deps: Deps): void {
     }
     const object = await deps.storage.get(key, range);
     if (!object) throw notFound('File');
-    found();
+    found(object.etag);
     if (range) {
       ctx.status = 206;
       ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${object.size}`);

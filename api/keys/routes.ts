@@ -1,13 +1,11 @@
 import type Router from '@koa/router';
-import { z } from 'zod';
 import { parseId } from '../../lib/ids';
 import { createApiKey, toRecord } from '../../lib/keys';
 import type { Deps } from '../deps';
 import { conflict, notFound } from '../errors';
 import { auth, requireFull } from '../middleware/auth';
 import { parseBody } from '../middleware/validate';
-
-const createKeyBody = z.object({ name: z.string().trim().max(100).default(''), access: z.enum(['read', 'full']) }).strict();
+import { createKeyBody } from './schema';
 
 /** Managing keys is itself full access, reads included: a read key must not list the others. */
 export function keyRoutes(r: Router, deps: Deps): void {
@@ -34,7 +32,7 @@ export function keyRoutes(r: Router, deps: Deps): void {
     const { workspaceId } = auth(ctx);
     const id = parseId('key', ctx.params.id);
     if (!id) throw notFound('API key');
-    await db.transaction(async (tx) => {
+    await db.transaction(async (tx): Promise<string> => {
       // Serialises revocations per workspace, so two at once cannot both pass the last-key check.
       await tx('workspaces').where({ id: workspaceId }).forUpdate().first('id');
       const key = await tx('api_keys').where({ id, workspace_id: workspaceId }).whereNull('revoked_at').first('id', 'access');
@@ -43,8 +41,9 @@ export function keyRoutes(r: Router, deps: Deps): void {
         const [{ n }] = await tx('api_keys').where({ workspace_id: workspaceId, access: 'full' }).whereNull('revoked_at').count({ n: '*' });
         if (Number(n) <= 1) throw conflict('last_full_key', "This is the workspace's last full-access key; create another before revoking it");
       }
-      await tx('api_keys').where({ id }).update({ revoked_at: tx.fn.now() });
-    });
+      const [revoked] = await tx('api_keys').where({ id }).update({ revoked_at: tx.fn.now() }).returning('key_hash');
+      return revoked.key_hash as string;
+    }).then((hash) => deps.hot.keys.forget(hash));
     ctx.status = 204;
   });
 }

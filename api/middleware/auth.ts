@@ -1,9 +1,7 @@
 import type { Middleware, ParameterizedContext } from 'koa';
-import type { Db } from '../../lib/db';
-import { hashKey } from '../../lib/keys';
 import type { AuthState } from '../deps';
-import { forbidden, unauthorized } from '../errors';
-
+import type { Hot } from '../hot';
+import { forbidden, tooManyBadKeys, unauthorized } from '../errors';
 
 function presentedKey(ctx: ParameterizedContext): string | null {
   const authz = ctx.get('authorization');
@@ -14,20 +12,39 @@ function presentedKey(ctx: ParameterizedContext): string | null {
   return bearer ?? header;
 }
 
-/** Resolves the API key to its workspace; sets `ctx.state.auth`. */
-export function authenticate(db: Db): Middleware {
+const retryAfter = (resetAt: number) => Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
+
+/**
+ * An API key from the headers, resolved through the in-memory cache. A wrong key costs the client
+ * address one of its per-minute attempts; once they are spent the address gets 429 before any
+ * lookup, so keys cannot be guessed at the database's speed.
+ */
+export async function apiKeyAuth(ctx: ParameterizedContext, hot: Hot): Promise<AuthState | null> {
+  const secret = presentedKey(ctx);
+  if (!secret) return null;
+  const known = hot.keys.peek(secret);
+  if (known) return known;
+  if (await hot.badKeys.blocked(ctx.ip)) throw tooManyBadKeys(60);
+  const identity = await hot.keys.lookup(secret);
+  if (identity) return identity;
+  const d = await hot.badKeys.consume(ctx.ip);
+  if (!d.allowed) throw tooManyBadKeys(retryAfter(d.resetAt));
+  throw unauthorized('The API key is invalid or revoked');
+}
+
+/**
+ * Sets `ctx.state.auth`. Each way of authenticating returns an identity or null (nothing
+ * presented), or throws when what was presented is wrong; the first identity wins.
+ */
+export function authenticate(hot: Hot): Middleware {
+  const methods = [apiKeyAuth];
   return async (ctx, next) => {
-    const secret = presentedKey(ctx);
-    if (!secret) throw unauthorized();
-    const row = await db('api_keys as k')
-      .join('workspaces as w', 'w.id', 'k.workspace_id')
-      .where({ 'k.key_hash': hashKey(secret) })
-      .whereNull('k.revoked_at')
-      .first('k.id', 'k.workspace_id', 'k.access', 'w.plan');
-    if (!row) throw unauthorized('The API key is invalid or revoked');
-    const auth: AuthState = { keyId: row.id, workspaceId: row.workspace_id, access: row.access, plan: row.plan };
-    ctx.state.auth = auth;
-    ctx.state.log = ctx.state.log?.child({ key: auth.keyId, ws: auth.workspaceId });
+    if (ctx.state.auth) return next(); // a dashboard session stood in for a key (middleware/session.ts)
+    let found: AuthState | null = null;
+    for (const method of methods) if ((found = await method(ctx, hot))) break;
+    if (!found) throw unauthorized();
+    ctx.state.auth = found;
+    ctx.state.log = ctx.state.log?.child({ key: found.keyId, ws: found.workspaceId });
     return next();
   };
 }

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { newId } from '../../lib/ids';
 import type { Logger } from '../../lib/logger';
+import { redactUrl } from '../../lib/redact';
 
 /** Request id on every response, one log line per request. */
 export function requestContext(log: Logger): Middleware {
@@ -13,7 +14,8 @@ export function requestContext(log: Logger): Middleware {
       await next();
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms) }, 'request');
+      // The original URL (prefix and query included), with upload/playback tokens redacted.
+      ctx.state.log.info({ method: ctx.method, path: redactUrl(ctx.originalUrl), status: ctx.status, ms: Math.round(ms) }, 'request');
     }
   };
 }

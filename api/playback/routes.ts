@@ -1,5 +1,4 @@
 import type Router from '@koa/router';
-import { z } from 'zod';
 import { videoPublicId } from '../../lib/ids';
 import { signPlaybackToken } from '../../lib/playback/tokens';
 import { cdnUrl } from '../../lib/playback/urls';
@@ -7,10 +6,7 @@ import type { Deps } from '../deps';
 import { conflict } from '../errors';
 import { parseQuery } from '../middleware/validate';
 import { findVideo } from '../videos/find';
-
-const playbackQuery = z.object({
-  ttl: z.coerce.number().int().min(60).max(86_400).default(3600),
-});
+import { playbackQuery } from './schema';
 
 /** SPEC §7: signed playback URLs; the token is a path segment so relative playlist URIs carry it. */
 export function playbackRoutes(r: Router, deps: Deps): void {

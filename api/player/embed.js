@@ -25,7 +25,10 @@
     play();
   } else if (window.Hls && window.Hls.isSupported()) {
     video.setAttribute('data-engine', 'hls.js');
-    var hls = new window.Hls({ enableWorker: true });
+    // Caption tracks (the master's SUBTITLES group) become the video's text tracks, which the
+    // browser's own controls offer; the DEFAULT=YES one is selected.
+    var hls = new window.Hls({ enableWorker: true, subtitleDisplay: true, renderTextTracksNatively: true });
+    window.vidhostPlayer = { hls: hls };
     var recovered = false;
     hls.on(window.Hls.Events.ERROR, function (_event, data) {
       if (!data.fatal) return;
@@ -51,4 +54,67 @@
   video.addEventListener('error', function () {
     if (video.getAttribute('data-engine') === 'native') fail('The video could not be played.');
   });
+
+  // Seek-bar previews from the storyboard (a WebVTT of `storyboard.jpg#xywh=x,y,w,h` cues), when
+  // the video has one: a slim bar under the picture that seeks on click and previews on hover.
+  function seconds(ts) {
+    var p = ts.split(':').map(Number);
+    return p.length === 3 ? p[0] * 3600 + p[1] * 60 + p[2] : p[0] * 60 + p[1];
+  }
+  function parseStoryboard(text, base) {
+    var cues = [];
+    var re = /([0-9:.]+)\s+-->\s+([0-9:.]+)\s*\n([^#\s]+)#xywh=(\d+),(\d+),(\d+),(\d+)/g;
+    var m;
+    while ((m = re.exec(text))) {
+      cues.push({ start: seconds(m[1]), end: seconds(m[2]), url: new URL(m[3], base).href, x: +m[4], y: +m[5], w: +m[6], h: +m[7] });
+    }
+    return cues;
+  }
+  function storyboard(cues) {
+    if (!cues.length) return;
+    var player = video.parentNode;
+    var bar = document.createElement('div');
+    bar.id = 'seekbar';
+    bar.className = 'seekbar';
+    var fill = document.createElement('div');
+    fill.className = 'seekbar-fill';
+    bar.appendChild(fill);
+    var preview = document.createElement('div');
+    preview.id = 'preview';
+    preview.className = 'preview';
+    preview.hidden = true;
+    player.appendChild(preview);
+    player.appendChild(bar);
+    player.classList.add('has-seekbar');
+    var duration = function () {
+      return isFinite(video.duration) && video.duration > 0 ? video.duration : cues[cues.length - 1].end;
+    };
+    var timeAt = function (event) {
+      var box = bar.getBoundingClientRect();
+      return Math.max(0, Math.min(1, (event.clientX - box.left) / box.width)) * duration();
+    };
+    bar.addEventListener('mousemove', function (event) {
+      var t = timeAt(event);
+      var cue = cues.find(function (c) { return t >= c.start && t < c.end; }) || cues[cues.length - 1];
+      preview.style.width = cue.w + 'px';
+      preview.style.height = cue.h + 'px';
+      preview.style.backgroundImage = 'url("' + cue.url + '")';
+      preview.style.backgroundPosition = -cue.x + 'px ' + -cue.y + 'px';
+      var box = bar.getBoundingClientRect();
+      var left = Math.max(0, Math.min(box.width - cue.w, event.clientX - box.left - cue.w / 2));
+      preview.style.left = left + 'px';
+      preview.setAttribute('data-time', t.toFixed(2));
+      preview.setAttribute('data-xywh', [cue.x, cue.y, cue.w, cue.h].join(','));
+      preview.hidden = false;
+    });
+    bar.addEventListener('mouseleave', function () { preview.hidden = true; });
+    bar.addEventListener('click', function (event) { video.currentTime = timeAt(event); });
+    video.addEventListener('timeupdate', function () { fill.style.width = (100 * video.currentTime / duration()) + '%'; });
+  }
+  var vtt = video.getAttribute('data-storyboard');
+  if (window.fetch && vtt) {
+    fetch(vtt).then(function (r) { return r.ok ? r.text() : ''; }).then(function (text) {
+      if (text) storyboard(parseStoryboard(text, vtt));
+    }).catch(function () {});
+  }
 })();

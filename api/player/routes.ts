@@ -4,7 +4,6 @@ import path from 'node:path';
 import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import { videoPublicId } from '../../lib/ids';
-import { resolvePlayback } from '../../lib/playback/access';
 import { exceededAllowance } from '../../lib/playback/bandwidth';
 import { cdnUrl, mountPath } from '../../lib/playback/urls';
 import type { Deps } from '../deps';
@@ -22,6 +21,11 @@ function asset(file: string, type: string, version?: string): Asset {
 }
 
 const STATUS: Record<PageState, number> = { ready: 200, processing: 200, failed: 200, unavailable: 403, not_found: 404, forbidden: 403 };
+
+async function hasStoryboard(deps: Deps, videoId: string): Promise<boolean> {
+  const row = await deps.db('videos').where({ id: videoId }).first('storyboard_ready');
+  return Boolean(row?.storyboard_ready);
+}
 
 function flag(value: unknown, fallback: boolean): boolean {
   const v = Array.isArray(value) ? value[0] : value;
@@ -78,7 +82,7 @@ export function playerRoutes(r: Router, deps: Deps): void {
   r.get(`${prefix}/embed/:id`, async (ctx) => {
     const tokenParam = Array.isArray(ctx.query.token) ? ctx.query.token[0] : ctx.query.token;
     const token = tokenParam || undefined;
-    const access = await resolvePlayback(deps.db, deps.config.playback, { id: ctx.params.id, token });
+    const access = await deps.hot.access.resolve({ id: ctx.params.id, token });
     if (access.kind !== 'ok') return page(ctx, access.kind, access.kind === 'forbidden' ? 'Private video' : 'Video not found');
     const { video, grant } = access;
     if (video.status === 'failed') return page(ctx, 'failed', video.title);
@@ -94,6 +98,8 @@ export function playerRoutes(r: Router, deps: Deps): void {
       // Browsers only autoplay muted video, so autoplay implies muted unless asked otherwise.
       muted: flag(ctx.query.muted, autoplay),
       loop: flag(ctx.query.loop, false),
+      // Seek previews (SPEC §14) once the storyboard exists: the player never asks for a missing one.
+      storyboard: (await hasStoryboard(deps, video.id)) ? `${deps.config.cdnUrl}/v/${subject}/storyboard.vtt` : undefined,
     });
   });
 

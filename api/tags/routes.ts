@@ -1,13 +1,10 @@
 import type Router from '@koa/router';
-import { z } from 'zod';
 import { newId, parseId } from '../../lib/ids';
 import type { Deps } from '../deps';
 import { notFound } from '../errors';
 import { auth } from '../middleware/auth';
 import { parseBody } from '../middleware/validate';
-
-// Same bounds as the names accepted in a video's `tags`.
-const createTagBody = z.object({ name: z.string().trim().min(1).max(64) }).strict();
+import { createTagBody } from './schema';
 
 interface TagRow {
   id: string;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { newVideoUuid } from '../../lib/ids';
+import type { Db } from '../../lib/db';
+import { newVideoUuid, randomToken } from '../../lib/ids';
 import { limitsOf } from '../../lib/plans';
 import { keys, sanitizeFilename } from '../../lib/storage';
 import { setVideoTags } from '../../lib/tags';
@@ -9,6 +10,8 @@ import type { AuthState, Deps } from '../deps';
 import { assertFolderOf } from '../folders/assert';
 import { forbidden, unavailable } from '../errors';
 import { visibility } from './schema';
+import type { MaxResolution } from '../../lib/media/cap';
+import type { Mp4Support } from '../../lib/outputs/options';
 
 export interface NewVideo {
   filename: string;
@@ -20,12 +23,34 @@ export interface NewVideo {
   folderId?: string | null;
   tags?: string[];
   sourceUrl?: string;
+  /** SPEC §14 */
+  outputs?: { passthrough?: string; max_resolution?: MaxResolution; mp4_support?: Mp4Support; source_video_id?: string };
   source: VideoSource;
+  /** For uploads: the kind of upload URL and the origin it answers browsers with (SPEC §13). */
+  upload?: { protocol: 'put' | 'tus'; corsOrigin?: string };
 }
 
-async function assertQuota(deps: Deps, auth: AuthState, extra: number): Promise<void> {
+export interface CreatedVideo {
+  id: string;
+  storageKey: string;
+  filename: string;
+  /** Where the upload URL writes: a staging key nothing reads (SPEC §12). */
+  uploadKey: string | null;
+}
+
+/**
+ * Declared sizes of pending uploads count (they are reservations), except uploads that never
+ * arrived: an expired upload stops counting. Runs under the workspace's advisory lock, so two
+ * concurrent creations cannot both pass a quota that only one fits in (SPEC §12).
+ */
+async function assertQuota(tx: Db, auth: AuthState, extra: number): Promise<void> {
   const quota = limitsOf(auth.plan).storageBytes;
-  const [{ used }] = await deps.db('videos').where({ workspace_id: auth.workspaceId }).whereNull('deleted_at').sum({ used: 'size_bytes' });
+  await tx.raw('select pg_advisory_xact_lock(hashtext(?))', [`quota:${auth.workspaceId}`]);
+  const [{ used }] = await tx('videos')
+    .where({ workspace_id: auth.workspaceId })
+    .whereNull('deleted_at')
+    .whereNot((q) => q.where('status', 'failed').andWhere('error_code', 'upload_expired'))
+    .sum({ used: 'size_bytes' });
   if (Number(used ?? 0) + extra > quota) {
     throw forbidden('storage_quota_exceeded', `This upload would exceed the ${auth.plan} plan's storage of ${quota} bytes`);
   }
@@ -35,14 +60,16 @@ async function assertQuota(deps: Deps, auth: AuthState, extra: number): Promise<
  * Creates the row and starts the video's workflow. If Temporal refuses, the row is removed again
  * so that no video exists without its workflow.
  */
-export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Promise<{ id: string; storageKey: string; filename: string }> {
+export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Promise<CreatedVideo> {
   const { db, config } = deps;
   if (v.folderId) await assertFolderOf(db, auth.workspaceId, v.folderId, 'folder_id');
-  await assertQuota(deps, auth, v.size ?? 0);
   const id = newVideoUuid();
   const filename = sanitizeFilename(v.filename);
   const storageKey = keys.original(auth.workspaceId, id, filename);
+  const protocol = v.source.kind === 'upload' ? (v.upload?.protocol ?? 'put') : null;
+  const uploadKey = protocol ? keys.upload(auth.workspaceId, id, `${protocol}-${randomToken(12)}`) : null;
   await db.transaction(async (tx) => {
+    await assertQuota(tx, auth, v.size ?? 0);
     await tx('videos').insert({
       id,
       workspace_id: auth.workspaceId,
@@ -56,16 +83,23 @@ export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Pro
       storage_key: storageKey,
       source_url: v.sourceUrl ?? null,
       folder_id: v.folderId ?? null,
+      passthrough: v.outputs?.passthrough ?? null,
+      max_resolution: v.outputs?.max_resolution ?? null,
+      mp4_support: v.outputs?.mp4_support ?? 'none',
+      source_video_id: v.outputs?.source_video_id ?? null,
       upload_expires_at: v.source.kind === 'upload' ? new Date(Date.now() + config.upload.urlTtlSeconds * 1000) : null,
+      upload_key: uploadKey,
+      upload_protocol: protocol,
+      cors_origin: v.upload?.corsOrigin ?? null,
     });
     if (v.tags?.length) await setVideoTags(tx, auth.workspaceId, id, v.tags);
   });
   try {
-    await startVideoWorkflow(deps.temporal, config, { videoId: id, workspaceId: auth.workspaceId, storageKey, source: v.source });
+    await startVideoWorkflow(deps.temporal, config, { videoId: id, workspaceId: auth.workspaceId, storageKey, source: v.source, maxResolution: v.outputs?.max_resolution });
   } catch (err) {
     await db('videos').where({ id }).delete();
     deps.log.error({ err }, 'could not start the video workflow');
     throw unavailable();
   }
-  return { id, storageKey, filename };
+  return { id, storageKey, filename, uploadKey };
 }

@@ -1,48 +1,32 @@
 import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { videoPublicId } from '../../lib/ids';
 import { loadVideoRow, type VideoRow } from '../../lib/videos/read';
 import { queryVideoState } from '../../lib/videos/workflow';
-import { completeUploadUpdate, videoWorkflowId } from '../../workflows/defs';
 import type { Deps } from '../deps';
 import { auth } from '../middleware/auth';
 import { parseBody } from '../middleware/validate';
-import { ApiError, badRequest, conflict, forbidden } from '../errors';
+import { ApiError, forbidden } from '../errors';
 import { findVideo } from '../videos/find';
-import { createVideo } from './create';
+import { createTusUpload } from '../tus/server';
+import { completeUpload } from './complete';
+import { createVideo, type CreatedVideo } from './create';
 import { completeBody, initBody, presignedBody } from './schema';
 
 /** Form B says `uploading` where Form A says `pending_upload` (SPEC §1). */
 export const formBStatus = (s: string) => (s === 'pending_upload' ? 'uploading' : s);
 
-/** Maps a rejected workflow update to the 4xx it stands for. */
-export function updateError(err: unknown): unknown {
-  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-    const code = err.cause.type ?? 'invalid_state';
-    return code === 'invalid_state' ? conflict(code, err.cause.message) : badRequest(code, err.cause.message);
-  }
-  return err;
-}
+export { updateError } from './complete';
 
-/** Moves a pending upload to processing once its object is in storage (idempotent). */
-async function completeUpload(deps: Deps, row: VideoRow): Promise<{ status: string; started: boolean }> {
-  if (row.status === 'processing' || row.status === 'ready') return { status: row.status, started: false };
-  if (row.status === 'failed') throw conflict('invalid_state', 'The video has failed; use POST /videos/{id}/retry');
-  const head = await deps.storage.head(row.storage_key);
-  try {
-    const done = await deps.temporal.workflow
-      .getHandle(videoWorkflowId(row.id))
-      .executeUpdate(completeUploadUpdate, { args: [{ objectSize: head ? head.size : null }] });
-    return { status: done.status, started: done.first };
-  } catch (err) {
-    throw updateError(err);
+/** The upload URL of a new video: a presigned PUT to its staging key, or its tus resource (SPEC §13). */
+async function uploadUrl(deps: Deps, v: CreatedVideo, protocol: 'put' | 'tus', contentType: string, size: number) {
+  const expiresIn = deps.config.upload.urlTtlSeconds;
+  if (protocol === 'tus') {
+    const url = await createTusUpload(deps, v.uploadKey!, size, { filename: v.filename, contentType });
+    return { url, method: 'PATCH', headers: {} as Record<string, string>, expiresIn, protocol };
   }
-}
-
-async function presign(deps: Deps, key: string, contentType: string, size: number) {
-  return deps.storage.presignPut(key, { contentType, contentLength: size, expiresIn: deps.config.upload.urlTtlSeconds });
+  const up = await deps.storage.presignPut(v.uploadKey!, { contentType, contentLength: size, expiresIn, videoId: v.id });
+  return { ...up, protocol };
 }
 
 export function uploadRoutes(r: Router, deps: Deps): void {
@@ -52,12 +36,13 @@ export function uploadRoutes(r: Router, deps: Deps): void {
     declaredSize: size,
     contentType,
     uploadTimeoutMs: (config.upload.urlTtlSeconds + config.upload.graceSeconds) * 1000,
+    uploadUrlExpiresAt: Date.now() + config.upload.urlTtlSeconds * 1000,
   });
 
   // Form A / C
   r.post('/upload/init', async (ctx) => {
     const a = auth(ctx);
-    const body = parseBody(ctx, initBody(config.upload.maxBytes));
+    const body = parseBody(ctx, initBody(config.upload.maxBytes, config.upload.maxResumableBytes));
     const v = await createVideo(deps, a, {
       filename: body.filename,
       contentType: body.content_type,
@@ -67,13 +52,16 @@ export function uploadRoutes(r: Router, deps: Deps): void {
       visibility: body.visibility,
       folderId: body.folder_id,
       tags: body.tags,
+      outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support },
       source: uploadSource(body.size, body.content_type),
+      upload: { protocol: body.upload_protocol ?? 'put', corsOrigin: body.cors_origin },
     });
-    const up = await presign(deps, v.storageKey, body.content_type, body.size);
+    const up = await uploadUrl(deps, v, body.upload_protocol ?? 'put', body.content_type, body.size);
     ctx.status = 201;
     ctx.body = {
       video_id: videoPublicId(v.id),
       upload_url: up.url,
+      upload_protocol: up.protocol,
       upload_method: up.method,
       upload_headers: up.headers,
       expires_in: up.expiresIn,
@@ -92,7 +80,7 @@ export function uploadRoutes(r: Router, deps: Deps): void {
   // Form B (enveloped by the error middleware and `ok` below)
   r.post('/upload/presigned', async (ctx) => {
     const a = auth(ctx);
-    const body = parseBody(ctx, presignedBody(config.upload.maxBytes));
+    const body = parseBody(ctx, presignedBody(config.upload.maxBytes, config.upload.maxResumableBytes));
     if (body.workspace_id !== a.workspaceId) throw forbidden('workspace_mismatch', 'workspace_id is not the workspace of this API key');
     const v = await createVideo(deps, a, {
       filename: body.filename,
@@ -103,12 +91,15 @@ export function uploadRoutes(r: Router, deps: Deps): void {
       visibility: body.visibility,
       folderId: body.folder_id,
       tags: body.tags,
+      outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support },
       source: uploadSource(body.file_size, body.content_type),
+      upload: { protocol: body.upload_protocol ?? 'put', corsOrigin: body.cors_origin },
     });
-    const up = await presign(deps, v.storageKey, body.content_type, body.file_size);
+    const up = await uploadUrl(deps, v, body.upload_protocol ?? 'put', body.content_type, body.file_size);
     ok(ctx, 201, {
       video_id: v.id,
       upload_url: up.url,
+      upload_protocol: up.protocol,
       upload_method: up.method,
       upload_headers: up.headers,
       storage_key: v.storageKey,

@@ -1,7 +1,7 @@
 import type { ParameterizedContext } from 'koa';
 import type { Deps } from '../deps';
 import { parseVideoId } from '../../lib/ids';
-import { loadVideoRow, type VideoRow } from '../../lib/videos/read';
+import { loadVideoRow, loadVideoWithRelations, type VideoRow, type VideoWithRelations } from '../../lib/videos/read';
 import { notFound } from '../errors';
 import { auth } from '../middleware/auth';
 
@@ -10,6 +10,15 @@ export async function findVideo(ctx: ParameterizedContext, deps: Deps, id: strin
   const uuid = parseVideoId(id);
   if (!uuid) throw notFound('Video');
   const row = await loadVideoRow(deps.db, uuid, auth(ctx).workspaceId);
+  if (!row) throw notFound('Video');
+  return row;
+}
+
+/** As findVideo, with renditions and tags, still in one query (GET /videos/{id}). */
+export async function findVideoRead(ctx: ParameterizedContext, deps: Deps, id: string): Promise<VideoWithRelations> {
+  const uuid = parseVideoId(id);
+  if (!uuid) throw notFound('Video');
+  const row = await loadVideoWithRelations(deps.db, uuid, auth(ctx).workspaceId);
   if (!row) throw notFound('Video');
   return row;
 }

@@ -1,5 +1,7 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
+import { mp4Support, passthrough } from '../../lib/outputs/options';
+import { requestOutputJobs } from '../../lib/outputs/start';
 import { setVideoTags } from '../../lib/tags';
 import { loadVideoRow, type VideoRow } from '../../lib/videos/read';
 import { videoWorkflowOptions } from '../../lib/videos/workflow';
@@ -20,6 +22,8 @@ export const patchBody = z
     visibility,
     folder_id: z.string().max(100).nullable(),
     tags: tagNames,
+    passthrough: passthrough.nullable(),
+    mp4_support: mp4Support,
   })
   .partial()
   .strict();
@@ -63,6 +67,8 @@ export function manageVideoRoutes(r: Router, deps: Deps): void {
     if (body.description !== undefined) patch.description = body.description;
     if (body.visibility !== undefined) patch.visibility = body.visibility;
     if (body.folder_id !== undefined) patch.folder_id = body.folder_id;
+    if (body.passthrough !== undefined) patch.passthrough = body.passthrough;
+    if (body.mp4_support !== undefined) patch.mp4_support = body.mp4_support;
     const changed = await db.transaction(async (tx) => {
       const n = await tx('videos')
         .where({ id: row.id })
@@ -73,6 +79,10 @@ export function manageVideoRoutes(r: Router, deps: Deps): void {
     });
     const fresh = changed ? await loadVideoRow(db, row.id, workspaceId) : undefined;
     if (!fresh) throw notFound('Video');
+    // A ready video gets (or loses) its downloads now; one still processing gets them after its ladder.
+    if (body.mp4_support !== undefined && body.mp4_support !== row.mp4_support && fresh.status === 'ready') {
+      await requestOutputJobs(deps.temporal, deps.config, { videoId: row.id, workspaceId, jobs: ['static'] });
+    }
     ctx.body = await readVideo(deps, fresh);
   });
 

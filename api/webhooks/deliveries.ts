@@ -84,7 +84,7 @@ export function deliveryRoutes(r: Router, deps: Deps): void {
         workflowId,
         // The earlier run has closed (checked above); its id is reused for the new run.
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-        args: [{ deliveryId: row.id, scheduleMs: [...deps.config.webhooks.retryScheduleMs], firstAttempt: row.attempts + 1 }],
+        args: [{ deliveryId: row.id, scheduleMs: [...deps.config.webhooks.retryScheduleMs], firstAttempt: row.attempts + 1, attemptTimeoutMs: deps.config.webhooks.timeoutMs }],
       });
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) throw inProgress();

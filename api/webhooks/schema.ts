@@ -29,3 +29,41 @@ export const deliveriesQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(100).optional(),
 }).strict();
+
+// Answers and event payloads (documented in ./openapi.ts).
+export const endpoint = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    description: z.string(),
+    events: z.array(z.enum(EVENT_TYPES)).nullable().meta({ description: 'null = every event type' }),
+    enabled: z.boolean(),
+    disabled_reason: z.string().nullable(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'WebhookEndpoint' });
+export const endpointWithSecret = endpoint
+  .extend({ secret: z.string().meta({ description: 'Shown on create and on rotate_secret only', example: 'whsec_…' }) })
+  .meta({ id: 'WebhookEndpointWithSecret' });
+export const endpointList = z.object({ data: z.array(endpoint) }).meta({ id: 'WebhookEndpointList' });
+export const delivery = z
+  .object({
+    id: z.string(),
+    endpoint_id: z.string(),
+    event_id: z.string(),
+    event_type: z.string(),
+    status: z.enum(['pending', 'succeeded', 'failed', 'cancelled']),
+    attempts: z.number().int(),
+    last_status_code: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    last_response_body: z.string().nullable(),
+    next_attempt_at: z.iso.datetime().nullable(),
+    delivered_at: z.iso.datetime().nullable(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+export const deliveryList = z
+  .object({ data: z.array(delivery), has_more: z.boolean(), next_cursor: z.string().nullable() })
+  .meta({ id: 'WebhookDeliveryList' });

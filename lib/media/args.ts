@@ -3,19 +3,19 @@ import type { Rung } from './ladder';
 
 export const DEFAULT_SEGMENT_SECONDS = 6;
 export const DEFAULT_PRESET = 'veryfast';
-const AUDIO_SAMPLE_RATE = '48000';
-const AUDIO_CHANNELS = '2';
+export const AUDIO_SAMPLE_RATE = '48000';
+export const AUDIO_CHANNELS = '2';
 
 /** Global options shared by every invocation; run.ts parses the `-progress pipe:1` output. */
-const GLOBAL_ARGS = ['-progress', 'pipe:1', '-nostats', '-y', '-hide_banner', '-loglevel', 'error'];
+export const GLOBAL_ARGS = ['-progress', 'pipe:1', '-nostats', '-y', '-hide_banner', '-loglevel', 'error'];
 
-function joinPath(dir: string, name: string): string {
+export function joinPath(dir: string, name: string): string {
   if (dir === '') return name;
   return `${dir.replace(/\/+$/, '')}/${name}`;
 }
 
 /** Formats seconds for ffmpeg without float noise (0.30000000000000004 -> "0.3"). */
-function seconds(value: number): string {
+export function seconds(value: number): string {
   return String(Math.round(value * 1000) / 1000);
 }
 
@@ -69,7 +69,7 @@ export function h264Level(rung: Pick<Rung, 'width' | 'height' | 'maxrate' | 'buf
   return 62;
 }
 
-const levelString = (idc: number): string => `${Math.floor(idc / 10)}.${idc % 10}`;
+export const levelString = (idc: number): string => `${Math.floor(idc / 10)}.${idc % 10}`;
 
 /** RFC 6381 CODECS value for a rung encoded by these builders (H.264 High + AAC-LC). */
 export function codecsFor(
@@ -81,7 +81,7 @@ export function codecsFor(
   return options.hasAudio === false ? video : `${video},mp4a.40.2`;
 }
 
-function keyframeArgs(segmentSeconds: number, fps: number | null | undefined): string[] {
+export function keyframeArgs(segmentSeconds: number, fps: number | null | undefined): string[] {
   // Keyframes at exact multiples of the segment length (and none from scene cuts) give every rung
   // identical, closed-GOP segment boundaries, which ABR switching needs.
   const args = ['-force_key_frames', `expr:gte(t,n_forced*${seconds(segmentSeconds)})`, '-sc_threshold', '0'];
@@ -92,7 +92,7 @@ function keyframeArgs(segmentSeconds: number, fps: number | null | undefined): s
   return args;
 }
 
-function hlsArgs(segmentSeconds: number): string[] {
+export function hlsArgs(segmentSeconds: number): string[] {
   return [
     '-f', 'hls',
     '-hls_time', seconds(segmentSeconds),
@@ -104,6 +104,8 @@ function hlsArgs(segmentSeconds: number): string[] {
 
 export type TranscodeOptions = {
   input: string;
+  /** Allow-list options for the input (SafeInput.inputArgs, from lib/media/input.ts); go right before `-i`. */
+  inputArgs?: readonly string[];
   outputDir: string;
   rung: Rung;
   hasAudio: boolean;
@@ -119,6 +121,7 @@ export function transcodeArgs(options: TranscodeOptions): string[] {
   const preset = options.preset ?? DEFAULT_PRESET;
   return [
     ...GLOBAL_ARGS,
+    ...(options.inputArgs ?? []),
     '-i', input,
     '-map', '0:v:0',
     ...(hasAudio ? ['-map', '0:a:0?'] : []),
@@ -143,6 +146,7 @@ export function transcodeArgs(options: TranscodeOptions): string[] {
 
 export type SinglePassLadderOptions = {
   input: string;
+  inputArgs?: readonly string[];
   outputRoot: string;
   rungs: readonly Rung[];
   hasAudio: boolean;
@@ -190,6 +194,7 @@ export function singlePassLadderArgs(options: SinglePassLadderOptions): string[]
 
   return [
     ...GLOBAL_ARGS,
+    ...(options.inputArgs ?? []),
     '-i', input,
     '-filter_complex', filter,
     ...maps,
@@ -208,7 +213,7 @@ export function singlePassLadderArgs(options: SinglePassLadderOptions): string[]
   ];
 }
 
-export type ThumbnailOptions = { input: string; output: string; atSeconds: number; maxWidth?: number };
+export type ThumbnailOptions = { input: string; inputArgs?: readonly string[]; output: string; atSeconds: number; maxWidth?: number };
 
 /** One JPEG frame at `atSeconds`, at most `maxWidth` wide (never upscaled), even height. */
 export function thumbnailArgs(options: ThumbnailOptions): string[] {
@@ -217,6 +222,7 @@ export function thumbnailArgs(options: ThumbnailOptions): string[] {
     ...GLOBAL_ARGS,
     // -ss before -i seeks the demuxer (fast) instead of decoding up to the timestamp.
     '-ss', seconds(Math.max(0, options.atSeconds)),
+    ...(options.inputArgs ?? []),
     '-i', options.input,
     '-map', '0:v:0',
     '-frames:v', '1',

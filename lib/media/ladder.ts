@@ -91,3 +91,13 @@ export function planLadder(source: SourceDimensions): Rung[] {
   }
   return fitting.map((r) => sized(r, r.height));
 }
+
+/**
+ * Whether the master still lists the passthrough: only while no encoded rung at least as tall
+ * (short side) is ready. A source taller than the ladder's top rung (e.g. 1000p, whose top rung
+ * is 720p) keeps it, as the only variant at full resolution; its bitrate was checked to be sane.
+ */
+export function keepPassthrough(source: { width: number; height: number }, ready: ReadonlyArray<{ width: number; height: number }>): boolean {
+  const short = Math.min(source.width, source.height);
+  return !ready.some((r) => Math.min(r.width, r.height) >= short);
+}

@@ -1,7 +1,10 @@
-import { stat } from 'node:fs/promises';
-import ffmpeg from 'fluent-ffmpeg';
-import type { FfprobeData, FfprobeStream } from 'fluent-ffmpeg';
-import { MediaError } from './errors';
+import { open, stat } from 'node:fs/promises';
+import { MediaError, isRefusedInput, isTransportError, REFUSED_INPUT_MESSAGE } from './errors';
+import { allowedDemuxer, isRemoteInput, safeInputArgs } from './input';
+import { FfmpegError, runFfprobe } from './run';
+import type { SourceFacts } from './passthrough';
+import type { SandboxSpec } from './sandbox';
+import { describeHead } from './sniff';
 
 export { MediaError } from './errors';
 export type { MediaErrorCode } from './errors';
@@ -18,13 +21,20 @@ export type MediaInfo = {
   videoCodec: string | null;
   hasAudio: boolean;
   formatName: string | null;
+  /** The allowed demuxer later jobs must force (`-f`); null only when the format check is off. */
+  demuxer: string | null;
   sizeBytes: number | null;
+  /** Stream details the passthrough rules read (lib/media/passthrough.ts). */
+  streams: Pick<SourceFacts, 'video' | 'audio'>;
 };
+
+type Stream = Record<string, unknown> & { codec_type?: string; disposition?: Record<string, unknown>; tags?: Record<string, unknown> };
+type ProbeData = { format?: Record<string, unknown>; streams?: Stream[] };
 
 // Demuxers that "succeed" on things that are not videos: text files (tty) and still images.
 const NOT_VIDEO_FORMATS = /^(tty|image2|[a-z0-9]+_pipe)$/;
 
-const isUrl = (input: string): boolean => /^[a-z][a-z0-9+.-]*:\/\//i.test(input);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 function num(value: unknown): number | null {
   if (typeof value !== 'number' && typeof value !== 'string') return null;
@@ -41,7 +51,7 @@ function rate(value: unknown): number | null {
 
 const normalizeDegrees = (deg: number): number => (((Math.round(deg / 90) * 90) % 360) + 360) % 360;
 
-function rotationOf(stream: FfprobeStream): number {
+function rotationOf(stream: Stream): number {
   // Display-matrix rotation is counter-clockwise; the legacy `rotate` tag is clockwise.
   const sideData: unknown = stream.side_data_list;
   if (Array.isArray(sideData)) {
@@ -50,69 +60,92 @@ function rotationOf(stream: FfprobeStream): number {
       if (r !== null) return normalizeDegrees(-r);
     }
   }
-  // fluent-ffmpeg flattens [SIDE_DATA] blocks into the stream, so `rotation` lands here.
-  const flattened = num(stream.rotation);
-  if (flattened !== null) return normalizeDegrees(-flattened);
-  const tags = stream.tags as Record<string, unknown> | undefined;
-  const tag = num(tags?.rotate);
+  const tag = num(stream.tags?.rotate);
   return tag === null ? 0 : normalizeDegrees(tag);
 }
 
-function shortReason(err: unknown, input: string): string {
-  const text = err instanceof Error ? err.message : String(err);
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+function shortReason(stderr: string, input: string): string {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
   const last = lines[lines.length - 1] ?? 'unknown error';
-  // ffprobe prefixes the message with the input path; users do not need our temp paths.
+  // ffprobe prefixes the message with the input path; users do not need our paths.
   return last.startsWith(`${input}: `) ? last.slice(input.length + 2) : last;
 }
 
 const undecodable = (reason: string, cause?: unknown): MediaError =>
   new MediaError('invalid_media', `The file could not be decoded as video (ffprobe: ${reason})`, { cause });
 
-function ffprobe(input: string, ffprobePath?: string): Promise<FfprobeData> {
-  // fluent-ffmpeg keeps the ffprobe path in module-global state.
-  if (ffprobePath) ffmpeg.setFfprobePath(ffprobePath);
-  return new Promise((resolve, reject) => {
-    let done = false;
-    ffmpeg.ffprobe(input, ['-v', 'error'], (err: unknown, data: FfprobeData) => {
-      if (done) return;
-      done = true;
-      if (err) reject(err);
-      else resolve(data);
-    });
-  });
+async function headOf(input: string): Promise<Buffer> {
+  const fh = await open(input, 'r');
+  try {
+    const buf = Buffer.alloc(4096);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
 }
 
+async function refused(input: string, cause?: unknown): Promise<MediaError> {
+  const what = isRemoteInput(input) ? null : describeHead(await headOf(input).catch(() => Buffer.alloc(1, 0xff)));
+  return new MediaError('invalid_media', what ? `${REFUSED_INPUT_MESSAGE} (this file is ${what})` : REFUSED_INPUT_MESSAGE, { cause });
+}
+
+export type ProbeOptions = {
+  ffprobePath?: string;
+  sandbox?: SandboxSpec;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Test-only: false opens the input without the allow-lists (to prove the sandbox holds alone). */
+  formatCheck?: boolean;
+};
+
 /**
- * Reads container and stream metadata. Throws MediaError for inputs that are not usable videos;
- * other errors (missing ffprobe, missing file) propagate unchanged.
+ * Reads container and stream metadata, opening the input with the allow-lists (SPEC §12).
+ * Throws MediaError for inputs that are not usable videos; other errors (missing ffprobe,
+ * missing file) propagate unchanged.
  */
-export async function probe(input: string, options: { ffprobePath?: string } = {}): Promise<MediaInfo> {
+export async function probe(input: string, options: ProbeOptions = {}): Promise<MediaInfo> {
+  const remote = isRemoteInput(input);
+  const formatCheck = options.formatCheck ?? true;
   let fileSize: number | null = null;
-  if (!isUrl(input)) {
+  if (!remote) {
     const st = await stat(input);
     if (!st.isFile()) throw new Error(`probe: ${input} is not a regular file`);
     if (st.size === 0) throw new MediaError('invalid_media', 'The file is empty');
     fileSize = st.size;
   }
 
-  let data: FfprobeData;
+  let data: ProbeData;
   try {
-    data = await ffprobe(input, options.ffprobePath);
+    const stdout = await runFfprobe(
+      [
+        '-v', 'error', '-hide_banner',
+        '-print_format', 'json', '-show_format', '-show_streams',
+        ...(formatCheck ? safeInputArgs({ remote }) : []),
+        '-i', input,
+      ],
+      { ffprobePath: options.ffprobePath, sandbox: options.sandbox, timeoutMs: options.timeoutMs, signal: options.signal },
+    );
+    data = JSON.parse(stdout) as ProbeData;
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const message = err instanceof Error ? err.message : '';
-    if (code === 'ENOENT' || message.startsWith('Cannot find ffprobe')) {
-      throw new Error('ffprobe not found (install the Debian package: apt-get install -y ffmpeg)', { cause: err });
+    if (err instanceof FfmpegError) {
+      if (err.limit) throw err;
+      if (isRefusedInput(err.stderr)) throw await refused(input, err);
+      // Storage unreachable: a plain Error, so the activity retries (SPEC §12 errors are for bad files only).
+      if (remote && isTransportError(err.stderr)) throw new Error(`storage unreachable while probing: ${shortReason(err.stderr, input)}`, { cause: err });
+      throw undecodable(shortReason(err.stderr, input), err);
     }
-    if (message.startsWith('ffprobe exited with code')) throw undecodable(shortReason(err, input), err);
+    if (err instanceof SyntaxError) throw undecodable('unreadable metadata', err);
     throw err;
   }
 
-  const formatName = typeof data.format.format_name === 'string' ? data.format.format_name : null;
+  const format = data.format ?? {};
+  const formatName = typeof format.format_name === 'string' ? format.format_name : null;
   if (formatName && NOT_VIDEO_FORMATS.test(formatName)) {
     throw undecodable(formatName === 'tty' ? 'text file' : `still image (${formatName})`);
   }
+  const demuxer = allowedDemuxer(formatName);
+  if (formatCheck && !demuxer) throw await refused(input);
 
   const streams = data.streams ?? [];
   // Cover art in audio files is a one-frame "video" stream flagged attached_pic.
@@ -123,16 +156,35 @@ export async function probe(input: string, options: { ffprobePath?: string } = {
   const height = num(video.height) ?? 0;
   if (width <= 0 || height <= 0) throw undecodable('video stream has no dimensions');
 
-  const duration = num(data.format.duration) ?? num(video.duration);
+  const duration = num(format.duration) ?? num(video.duration);
+  const codec = typeof video.codec_name === 'string' && video.codec_name !== 'unknown' ? video.codec_name : null;
+  const audio = streams.find((s) => s.codec_type === 'audio');
+  const overall = num(format.bit_rate);
+  const audioBitrate = audio ? (num(audio.bit_rate) ?? 0) : 0;
+  const details: MediaInfo['streams'] = {
+    video: {
+      codec: str(video.codec_name),
+      profile: typeof video.profile === 'string' ? video.profile : null,
+      pixFmt: str(video.pix_fmt),
+      level: num(video.level),
+      // MKV and some MP4s carry no stream bitrate: the container's, minus the audio, is close.
+      bitrate: num(video.bit_rate) ?? (overall !== null ? Math.max(0, overall - audioBitrate) : null),
+    },
+    audio: audio
+      ? { codec: str(audio.codec_name), profile: typeof audio.profile === 'string' ? audio.profile : null, channels: num(audio.channels), sampleRate: num(audio.sample_rate) }
+      : null,
+  };
   return {
+    streams: details,
     durationSeconds: duration !== null && duration > 0 ? duration : null,
     width,
     height,
     rotation: rotationOf(video),
     fps: rate(video.avg_frame_rate) ?? rate(video.r_frame_rate),
-    videoCodec: video.codec_name && video.codec_name !== 'unknown' ? video.codec_name : null,
+    videoCodec: codec,
     hasAudio: streams.some((s) => s.codec_type === 'audio'),
     formatName,
-    sizeBytes: num(data.format.size) ?? fileSize,
+    demuxer,
+    sizeBytes: num(format.size) ?? fileSize,
   };
 }

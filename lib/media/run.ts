@@ -1,6 +1,8 @@
 // The one place that executes ffmpeg. Callers pass exact argument arrays (see args.ts).
 import { spawn } from 'node:child_process';
-import { classifyFfmpegError } from './errors';
+import { constants } from 'node:os';
+import { classifyFfmpegError, limitInStderr } from './errors';
+import { sandboxedCommand, type SandboxSpec } from './sandbox';
 
 export { classifyFfmpegError } from './errors';
 
@@ -8,6 +10,8 @@ const STDERR_TAIL_CHARS = 64 * 1024;
 const MAX_PROGRESS_LINE = 4096;
 const DEFAULT_PROGRESS_INTERVAL_MS = 500;
 const PARTIAL_INPUT = /partial file/i;
+
+export type ResourceLimit = 'wall time' | 'CPU time' | 'memory' | 'output file size';
 
 export class FfmpegError extends Error {
   override readonly name = 'FfmpegError';
@@ -19,6 +23,8 @@ export class FfmpegError extends Error {
     readonly stderr: string,
     readonly exitCode: number | null,
     readonly signal: NodeJS.Signals | null,
+    /** Set when the process hit one of its resource limits (the job's media is too large). */
+    readonly limit: ResourceLimit | null = null,
   ) {
     super(message);
     this.kind = classifyFfmpegError(stderr);
@@ -39,6 +45,10 @@ export type RunFfmpegOptions = {
    * ffmpeg conceals a truncated MP4 (moov first, data cut off) and exits 0 with a short output.
    */
   failOnPartialInput?: boolean;
+  /** Run under prlimit (and bubblewrap when its mode says so); `tool` in it is what runs. */
+  sandbox?: SandboxSpec;
+  /** Wall-clock bound: the process is killed and the run rejects with `limit: 'wall time'`. */
+  timeoutMs?: number;
 };
 
 function abortError(signal: AbortSignal): Error {
@@ -102,27 +112,61 @@ export class ProgressTracker {
   }
 }
 
+/** A process killed by a signal inside bwrap shows as bwrap exiting with 128 + the signal number. */
+function effectiveSignal(code: number | null, sig: NodeJS.Signals | null, wrapped: boolean): NodeJS.Signals | null {
+  if (sig || !wrapped || code === null || code <= 128) return sig;
+  const name = Object.entries(constants.signals).find(([, n]) => n === code - 128)?.[0];
+  return (name as NodeJS.Signals | undefined) ?? null;
+}
+
+type ToolOptions = RunFfmpegOptions & { toolName: string; defaultPath: string; captureStdout?: number };
+
 /**
  * Runs ffmpeg to completion. Rejects with FfmpegError on a non-zero exit, with an error named
  * 'AbortError' when `signal` aborts (the child is SIGKILLed and reaped first).
  */
 export function runFfmpeg(args: readonly string[], options: RunFfmpegOptions = {}): Promise<void> {
-  const { signal, onProgress } = options;
-  const ffmpegPath = options.ffmpegPath ?? 'ffmpeg';
+  return runTool(args, { ...options, toolName: 'ffmpeg', defaultPath: options.ffmpegPath ?? 'ffmpeg' }).then(() => undefined);
+}
 
-  return new Promise<void>((resolve, reject) => {
+export type RunFfprobeOptions = Omit<RunFfmpegOptions, 'onProgress' | 'durationSeconds' | 'failOnPartialInput' | 'progressIntervalMs'> & {
+  ffprobePath?: string;
+  /** Largest stdout accepted, bytes (a hostile file can describe thousands of streams). */
+  maxStdout?: number;
+};
+
+/** Runs ffprobe and resolves with its stdout; rejects like runFfmpeg. */
+export function runFfprobe(args: readonly string[], options: RunFfprobeOptions = {}): Promise<string> {
+  return runTool(args, {
+    ...options,
+    toolName: 'ffprobe',
+    defaultPath: options.ffprobePath ?? 'ffprobe',
+    captureStdout: options.maxStdout ?? 16 * 1024 * 1024,
+    failOnPartialInput: false,
+  });
+}
+
+function runTool(args: readonly string[], options: ToolOptions): Promise<string> {
+  const { signal, onProgress, sandbox, toolName } = options;
+  const toolPath = sandbox?.tool ?? options.defaultPath;
+  const { command, args: argv } = sandbox ? sandboxedCommand(sandbox, args) : { command: toolPath, args: [...args] };
+
+  return new Promise<string>((resolve, reject) => {
     if (signal?.aborted) {
       reject(abortError(signal));
       return;
     }
 
-    const child = spawn(ffmpegPath, args, { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
     let settled = false;
     let aborted = false;
+    let timedOut = false;
     let spawnError: Error | undefined;
     let callbackError: unknown;
     let hasCallbackError = false;
     let stderr = '';
+    let stdout = '';
+    let stdoutOverflow = false;
 
     const kill = (): void => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -131,11 +175,19 @@ export function runFfmpeg(args: readonly string[], options: RunFfmpegOptions = {
       aborted = true;
       kill();
     };
+    const timer =
+      options.timeoutMs !== undefined
+        ? setTimeout(() => {
+            timedOut = true;
+            kill();
+          }, options.timeoutMs)
+        : undefined;
     const finish = (err?: unknown): void => {
       if (settled) return;
       settled = true;
+      if (timer) clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-      if (err === undefined) resolve();
+      if (err === undefined) resolve(stdout);
       else reject(err);
     };
 
@@ -161,38 +213,64 @@ export function runFfmpeg(args: readonly string[], options: RunFfmpegOptions = {
       if (child.pid !== undefined) options.onSpawn?.(child.pid);
     });
     child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => tracker.push(chunk));
+    child.stdout.on('data', (chunk: string) => {
+      if (options.captureStdout === undefined) return tracker.push(chunk);
+      if (stdout.length + chunk.length > options.captureStdout) {
+        stdoutOverflow = true;
+        kill();
+        return;
+      }
+      stdout += chunk;
+    });
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
       stderr += chunk;
       if (stderr.length > 2 * STDERR_TAIL_CHARS) stderr = stderr.slice(-STDERR_TAIL_CHARS);
     });
+    // Pipes can fail on their own (EPIPE after a kill); an 'error' without a listener would crash the process.
+    child.stdout.on('error', () => undefined);
+    child.stderr.on('error', () => undefined);
 
     child.on('error', (err: NodeJS.ErrnoException) => {
       spawnError =
         err.code === 'ENOENT'
-          ? new Error(`ffmpeg not found at "${ffmpegPath}" (install it: apt-get install -y ffmpeg)`, { cause: err })
+          ? new Error(`${err.path ?? command} not found (install it: apt-get install -y ${sandbox ? 'ffmpeg bubblewrap util-linux' : 'ffmpeg'})`, { cause: err })
           : err;
       // No pid means nothing was started, so there is no 'close' to wait for.
       if (child.pid === undefined) finish(spawnError);
     });
 
-    child.on('close', (code: number | null, sig: NodeJS.Signals | null) => {
+    child.on('close', (code: number | null, rawSig: NodeJS.Signals | null) => {
       if (aborted && signal) return finish(abortError(signal));
       if (hasCallbackError) return finish(callbackError);
       if (spawnError) return finish(spawnError);
       const tail = stderr.slice(-STDERR_TAIL_CHARS);
+      if (timedOut) {
+        return finish(new FfmpegError(`${toolName} ran longer than its ${Math.round((options.timeoutMs ?? 0) / 1000)} s wall-time limit`, tail, code, rawSig, 'wall time'));
+      }
+      if (stdoutOverflow) {
+        return finish(new FfmpegError(`${toolName} wrote more than ${options.captureStdout} bytes of output`, tail, code, rawSig, 'memory'));
+      }
       if (code === 0 && (options.failOnPartialInput ?? true)) {
         const partial = tail.split('\n').find((l) => PARTIAL_INPUT.test(l));
-        if (partial) return finish(new FfmpegError(`ffmpeg read a truncated input: ${partial.trim()}`, tail, 0, null));
+        if (partial) return finish(new FfmpegError(`${toolName} read a truncated input: ${partial.trim()}`, tail, 0, null));
       }
       if (code === 0) {
         tracker.complete();
         return finish(hasCallbackError ? callbackError : undefined);
       }
+      const sig = effectiveSignal(code, rawSig, sandbox?.mode === 'bwrap');
+      // Under prlimit, a SIGKILL we did not send is the CPU-time limit; SIGXFSZ the file-size limit.
+      const limit: ResourceLimit | null = sandbox
+        ? sig === 'SIGKILL' || sig === 'SIGXCPU'
+          ? 'CPU time'
+          : sig === 'SIGXFSZ'
+            ? 'output file size'
+            : limitInStderr(tail)
+        : null;
       const reason = lastLine(tail);
-      const head = code !== null ? `ffmpeg exited with code ${code}` : `ffmpeg was killed by ${sig ?? 'a signal'}`;
-      finish(new FfmpegError(reason ? `${head}: ${reason}` : head, tail, code, sig));
+      const head = sig ? `${toolName} was killed by ${sig}` : `${toolName} exited with code ${code}`;
+      finish(new FfmpegError(reason ? `${head}: ${reason}` : head, tail, sig ? null : code, sig, limit));
     });
   });
 }

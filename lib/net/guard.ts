@@ -1,63 +1,82 @@
 import dns from 'node:dns';
 import net from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** A URL the service refuses to contact (SPEC §4: SSRF). */
 export class UrlNotAllowedError extends Error {
   readonly code = 'url_not_allowed';
 }
 
-const blocked = new net.BlockList();
-// RFC 6890 special-purpose ranges, private networks, and the cloud metadata addresses.
-for (const [addr, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.88.99.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  blocked.addSubnet(addr, bits, 'ipv4');
-}
-for (const [addr, bits] of [
-  ['::', 128],
-  ['64:ff9b::', 96],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  blocked.addSubnet(addr, bits, 'ipv6');
-}
-const loopback = new net.BlockList();
-loopback.addSubnet('127.0.0.0', 8, 'ipv4');
-loopback.addAddress('::1', 'ipv6');
+export type AddressVerdict = { allowed: boolean; loopback: boolean; reason: string };
 
-/** Unwraps IPv4-mapped IPv6 (`::ffff:10.0.0.1`) so it is judged as the IPv4 it is. */
-function normalize(ip: string): { ip: string; family: 'ipv4' | 'ipv6' } {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return { ip: mapped[1], family: 'ipv4' };
-  return { ip, family: net.isIPv4(ip) ? 'ipv4' : 'ipv6' };
+// IPv4 ranges ipaddr.js names that are globally routable unicast all the same (IANA special-purpose
+// registry, "Globally Reachable": true): AS112 and AMT anycast.
+const GLOBAL_V4_RANGES = new Set(['unicast', 'as112', 'amt']);
+
+/** `via` names the IPv6 form the IPv4 was found in; only plain and IPv4-mapped loopback really reach loopback. */
+function judgeV4(ip: ipaddr.IPv4, via?: string, reachesV4 = !via): AddressVerdict {
+  const range = ip.range();
+  const where = via ? `${via} embedding ${ip.toString()}` : ip.toString();
+  if (range === 'loopback') return { allowed: false, loopback: reachesV4, reason: `${where} is loopback` };
+  if (GLOBAL_V4_RANGES.has(range)) return { allowed: true, loopback: false, reason: `${where} is global unicast` };
+  return { allowed: false, loopback: false, reason: `${where} is ${range}` };
+}
+
+const v4FromBytes = (b: number[]): ipaddr.IPv4 => new ipaddr.IPv4(b);
+
+/**
+ * Range classification (SPEC §12): only global unicast passes. IPv6 must be in 2000::/3 and in
+ * no special range; the forms that embed an IPv4 are judged by it (IPv4-mapped ::ffff:a.b.c.d,
+ * IPv4-translated ::ffff:0:a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16) or refused outright
+ * (IPv4-compatible ::a.b.c.d, deprecated; Teredo 2001::/32, whose client address is obfuscated
+ * and server address arbitrary; NAT64 local-use 64:ff9b:1::/48). Site-local fec0::/10 is refused.
+ */
+export function classifyAddress(text: string): AddressVerdict {
+  const bare = text.replace(/^\[|\]$/g, '');
+  if (!ipaddr.isValid(bare) || !(net.isIP(bare.split('%')[0]) || ipaddr.IPv4.isValidFourPartDecimal(bare))) {
+    return { allowed: false, loopback: false, reason: `${text} is not an IP address` };
+  }
+  // ipaddr.js reads the deprecated IPv4-compatible ::a.b.c.d as IPv4-mapped ::ffff:a.b.c.d; it is neither reachable nor wanted.
+  if (/^::\d+\.\d+\.\d+\.\d+(%.*)?$/.test(bare)) return { allowed: false, loopback: false, reason: `${bare} is IPv4-compatible (deprecated)` };
+  const ip = ipaddr.parse(bare);
+  if (ip.kind() === 'ipv4') return judgeV4(ip as ipaddr.IPv4);
+  const v6 = ip as ipaddr.IPv6;
+  const range = v6.range();
+  const bytes = v6.toByteArray();
+  switch (range) {
+    case 'loopback':
+      return { allowed: false, loopback: true, reason: `${bare} is loopback` };
+    case 'ipv4Mapped':
+      return judgeV4(v6.toIPv4Address(), 'IPv4-mapped ' + bare, true);
+    case 'rfc6145':
+      return judgeV4(v4FromBytes(bytes.slice(12)), 'IPv4-translated ' + bare);
+    case 'rfc6052':
+      // Only the well-known prefix's embedding is fixed (last 32 bits); local-use /48 prefixes are operator-defined.
+      if (v6.match(ipaddr.IPv6.parse('64:ff9b::'), 96)) return judgeV4(v4FromBytes(bytes.slice(12)), 'NAT64 ' + bare);
+      return { allowed: false, loopback: false, reason: `${bare} is a local-use NAT64 address` };
+    case '6to4':
+      return judgeV4(v4FromBytes(bytes.slice(2, 6)), '6to4 ' + bare);
+    case 'teredo':
+      return { allowed: false, loopback: false, reason: `${bare} is a Teredo address` };
+    case 'unicast':
+      break;
+    default:
+      return { allowed: false, loopback: false, reason: `${bare} is ${range}` };
+  }
+  // Global unicast is 2000::/3; anything else unassigned (::a.b.c.d, 100::/8 ...) is refused.
+  if ((bytes[0] & 0xe0) !== 0x20) return { allowed: false, loopback: false, reason: `${bare} is outside global unicast 2000::/3` };
+  return { allowed: true, loopback: false, reason: `${bare} is global unicast` };
 }
 
 export function isLoopback(ip: string): boolean {
-  const n = normalize(ip);
-  return loopback.check(n.ip, n.family);
+  const v = classifyAddress(ip);
+  return v.loopback;
 }
 
-/** True when the address may be contacted: public unicast, or loopback when the test setting allows it. */
+/** True when the address may be contacted: global unicast, or loopback when the test setting allows it. */
 export function isAllowedAddress(ip: string, allowLoopback = false): boolean {
-  const n = normalize(ip);
-  if (loopback.check(n.ip, n.family)) return allowLoopback;
-  return !blocked.check(n.ip, n.family);
+  const v = classifyAddress(ip);
+  return v.allowed || (allowLoopback && v.loopback);
 }
 
 /** Checks scheme and shape; the address is checked at connect time (see `guardedLookup`). */

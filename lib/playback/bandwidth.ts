@@ -73,4 +73,18 @@ export class BandwidthMeter {
   stop(): void {
     clearInterval(this.timer);
   }
+
+  /**
+   * On shutdown: stop the timer and write everything still pending, including bytes recorded
+   * while an earlier flush was in flight (each flush takes a snapshot), retrying a failed write.
+   */
+  async close(attempts = 5): Promise<void> {
+    this.stop();
+    for (let i = 0; i < attempts; i++) {
+      await this.flushing;
+      if (this.pendingBytes.size === 0) return;
+      await this.flush();
+    }
+    if (this.pendingBytes.size > 0) this.log.error({ pending: [...this.pendingBytes.values()] }, 'bandwidth usage could not be written at shutdown');
+  }
 }

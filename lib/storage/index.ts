@@ -15,6 +15,9 @@ export function createStorage(config: Config): Storage {
 /** Where things live, in one place (SPEC §3, §6). */
 export const keys = {
   original: (workspaceId: string, videoId: string, filename: string) => `originals/${workspaceId}/${videoId}/${filename}`,
+  /** Where an upload URL writes (SPEC §12): nothing reads it; completion moves it to the original. */
+  upload: (workspaceId: string, videoId: string, nonce: string) => `uploads/${workspaceId}/${videoId}/${nonce}`,
+  uploadsPrefix: (workspaceId: string, videoId: string) => `uploads/${workspaceId}/${videoId}/`,
   originalsPrefix: (workspaceId: string, videoId: string) => `originals/${workspaceId}/${videoId}/`,
   videoPrefix: (workspaceId: string, videoId: string) => `videos/${workspaceId}/${videoId}/`,
   master: (workspaceId: string, videoId: string) => `videos/${workspaceId}/${videoId}/hls/master.m3u8`,

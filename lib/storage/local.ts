@@ -5,13 +5,24 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { randomToken } from '../ids';
-import { assertSafeKey, ByteRange, ObjectInfo, ObjectStream, PresignedUpload, Storage, StorageError } from './types';
+import { assertSafeKey, ByteRange, ObjectInfo, ObjectStream, PresignedUpload, PresignOptions, Storage, StorageError } from './types';
 
 interface UploadClaims {
   key: string;
   ct: string;
   len: number;
+  /** The video's UUID, when the URL belongs to a video's upload (single-use, SPEC §12). */
+  vid?: string;
 }
+
+export interface AcceptedUpload {
+  key: string;
+  size: number;
+  videoId?: string;
+}
+
+/** Asked before any byte is stored and again before the upload lands; throws when closed. */
+export type UploadGate = (videoId: string) => Promise<void>;
 
 /**
  * Files under a directory. Upload URLs point at the API (`/storage/upload/<token>`), where
@@ -31,9 +42,11 @@ export class LocalStorage implements Storage {
     return path.join(this.root, key);
   }
 
-  async presignPut(key: string, opts: { contentType: string; contentLength: number; expiresIn: number }): Promise<PresignedUpload> {
+  async presignPut(key: string, opts: PresignOptions): Promise<PresignedUpload> {
     assertSafeKey(key);
-    const token = await new SignJWT({ key, ct: opts.contentType, len: opts.contentLength } satisfies UploadClaims)
+    const claims: UploadClaims = { key, ct: opts.contentType, len: opts.contentLength };
+    if (opts.videoId) claims.vid = opts.videoId;
+    const token = await new SignJWT({ ...claims })
       .setProtectedHeader({ alg: 'HS256', typ: 'upload' })
       .setIssuedAt()
       .setExpirationTime(Math.floor(Date.now() / 1000) + opts.expiresIn)
@@ -46,17 +59,26 @@ export class LocalStorage implements Storage {
     };
   }
 
-  /** Verifies an upload token and streams `body` to its key in constant memory. */
-  async acceptUpload(token: string, contentType: string | undefined, contentLength: number | undefined, body: Readable): Promise<{ key: string; size: number }> {
-    let claims: UploadClaims;
+  /** Verifies an upload token; throws the 403 a bad or expired URL deserves. */
+  async verifyUploadToken(token: string): Promise<UploadClaims> {
     try {
       const { payload, protectedHeader } = await jwtVerify(token, this.secret, { algorithms: ['HS256'] });
       if (protectedHeader.typ !== 'upload') throw new Error('wrong token type');
-      claims = payload as unknown as UploadClaims;
+      return payload as unknown as UploadClaims;
     } catch (err) {
       const expired = err instanceof joseErrors.JWTExpired;
       throw new StorageError(403, expired ? 'upload_url_expired' : 'upload_url_invalid', expired ? 'The upload URL has expired' : 'The upload URL is not valid');
     }
+  }
+
+  /**
+   * Verifies an upload token and streams `body` to its key in constant memory. For a video's URL,
+   * `gate` is asked before the first byte and again before the file lands, so a PUT that races a
+   * completion or a deletion leaves nothing behind.
+   */
+  async acceptUpload(token: string, contentType: string | undefined, contentLength: number | undefined, body: Readable, gate?: UploadGate): Promise<AcceptedUpload> {
+    const claims = await this.verifyUploadToken(token);
+    if (claims.vid && gate) await gate(claims.vid);
     const baseType = (contentType ?? '').split(';')[0].trim().toLowerCase();
     if (baseType !== claims.ct.toLowerCase()) {
       throw new StorageError(403, 'content_type_mismatch', `Content-Type must be ${claims.ct}`);
@@ -79,12 +101,13 @@ export class LocalStorage implements Storage {
     try {
       await pipeline(body, counter, createWriteStream(tmp));
       if (size !== limit) throw new StorageError(400, 'upload_incomplete', `Received ${size} of ${limit} declared bytes`);
+      if (claims.vid && gate) await gate(claims.vid);
       await fs.rename(tmp, dest);
       await fs.writeFile(`${dest}.meta`, JSON.stringify({ contentType: claims.ct }));
     } finally {
       await fs.rm(tmp, { force: true });
     }
-    return { key: claims.key, size };
+    return { key: claims.key, size, videoId: claims.vid };
   }
 
   async head(key: string): Promise<ObjectInfo | null> {
@@ -92,7 +115,9 @@ export class LocalStorage implements Storage {
     try {
       const st = await fs.stat(f);
       if (!st.isFile()) return null;
-      return { size: st.size, contentType: await this.contentTypeOf(f) };
+      // Objects are written to a temp file and renamed into place, so size+mtime+inode name one version.
+      const etag = `"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}-${st.ino.toString(16)}"`;
+      return { size: st.size, contentType: await this.contentTypeOf(f), etag };
     } catch {
       return null;
     }
@@ -129,7 +154,14 @@ export class LocalStorage implements Storage {
   }
 
   async putFile(key: string, filePath: string, opts: { contentType?: string } = {}): Promise<void> {
-    await this.put(key, createReadStream(filePath), opts);
+    // Opened before the stream exists: a missing file rejects here instead of emitting an 'error'
+    // nobody listens to yet (which killed the worker: issue 9).
+    const handle = await fs.open(filePath, 'r');
+    try {
+      await this.put(key, handle.createReadStream(), opts);
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
   }
 
   /** `put` already streams to a temp file and renames it, so a failed body leaves nothing behind. */
@@ -168,6 +200,39 @@ export class LocalStorage implements Storage {
     };
     await walk(dir);
     return out.sort();
+  }
+
+  async snapshot(from: string, to: string): Promise<boolean> {
+    const src = this.file(from);
+    const dest = this.file(to);
+    await fs.mkdir(path.dirname(dest), { recursive: true });
+    try {
+      // A PUT replaces the staging file by rename, so the linked inode never changes.
+      await fs.link(src, dest);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    }
+    const contentType = await this.contentTypeOf(src);
+    if (contentType) await fs.writeFile(`${dest}.meta`, JSON.stringify({ contentType }));
+    return true;
+  }
+
+  async move(from: string, to: string, opts: { contentType?: string } = {}): Promise<void> {
+    const src = this.file(from);
+    const dest = this.file(to);
+    await fs.mkdir(path.dirname(dest), { recursive: true });
+    const contentType = opts.contentType ?? (await this.contentTypeOf(src));
+    try {
+      // Same filesystem: rename is atomic, and constant time whatever the size.
+      await fs.rename(src, dest);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      if (await this.head(to)) return;
+      throw new StorageError(404, 'not_found', `no object ${from}`);
+    }
+    if (contentType) await fs.writeFile(`${dest}.meta`, JSON.stringify({ contentType }));
+    await fs.rm(`${src}.meta`, { force: true });
   }
 
   async deletePrefix(prefix: string): Promise<number> {

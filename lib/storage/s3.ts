@@ -4,22 +4,36 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
   CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
+  PutBucketCorsCommand,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
+  UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { assertSafeKey, ByteRange, ObjectInfo, ObjectStream, PresignedUpload, Storage, StorageError } from './types';
+import { assertSafeKey, ByteRange, ObjectInfo, ObjectStream, PresignedUpload, PresignOptions, Storage, StorageError } from './types';
+
+/** CopyObject's limit; bigger objects are copied part by part (UploadPartCopy). */
+const MAX_SINGLE_COPY = 5 * 1024 ** 3;
+const COPY_PART = 512 * 1024 ** 2;
 
 export interface S3Options {
   endpoint?: string;
+  /** The endpoint browsers reach, when it differs from the server's (`S3_PUBLIC_ENDPOINT`). */
+  publicEndpoint?: string;
   region: string;
   bucket: string;
   accessKeyId?: string;
@@ -34,12 +48,20 @@ function isNotFound(err: unknown): boolean {
 export class S3Storage implements Storage {
   readonly driver = 's3' as const;
   readonly client: S3Client;
+  private readonly presigner: S3Client;
   private readonly bucket: string;
 
   constructor(opts: S3Options) {
     this.bucket = opts.bucket;
-    this.client = new S3Client({
-      endpoint: opts.endpoint,
+    this.client = this.makeClient(opts, opts.endpoint);
+    // Signing happens offline; a client on the public endpoint puts browsers' host in the URL
+    // (and in the signature), e.g. http://localhost:9000 while the API talks to http://minio:9000.
+    this.presigner = opts.publicEndpoint ? this.makeClient(opts, opts.publicEndpoint) : this.client;
+  }
+
+  private makeClient(opts: S3Options, endpoint: string | undefined): S3Client {
+    return new S3Client({
+      endpoint,
       region: opts.region,
       forcePathStyle: opts.forcePathStyle,
       credentials: opts.accessKeyId && opts.secretAccessKey ? { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey } : undefined,
@@ -56,13 +78,38 @@ export class S3Storage implements Storage {
       if (!isNotFound(err)) throw err;
       await this.client.send(new CreateBucketCommand({ Bucket: this.bucket }));
     }
+    await this.ensureCors();
   }
 
-  async presignPut(key: string, opts: { contentType: string; contentLength: number; expiresIn: number }): Promise<PresignedUpload> {
+  /**
+   * Browsers PUT straight to presigned URLs (SPEC §13): the bucket answers their preflight. Any
+   * origin, since the signed URL is the credential; a per-video cors_origin cannot be expressed
+   * in bucket rules (docs/uploads.md shows stricter rules for a production bucket).
+   */
+  async ensureCors(): Promise<void> {
+    await this.client.send(
+      new PutBucketCorsCommand({
+        Bucket: this.bucket,
+        CORSConfiguration: {
+          CORSRules: [
+            {
+              AllowedOrigins: ['*'],
+              AllowedMethods: ['PUT', 'GET', 'HEAD'],
+              AllowedHeaders: ['Content-Type', 'Content-Length', 'Content-MD5', 'x-amz-*'],
+              ExposeHeaders: ['ETag'],
+              MaxAgeSeconds: 600,
+            },
+          ],
+        },
+      }),
+    );
+  }
+
+  async presignPut(key: string, opts: PresignOptions): Promise<PresignedUpload> {
     assertSafeKey(key);
     const cmd = new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: opts.contentType, ContentLength: opts.contentLength });
     // Signing both headers makes the storage itself refuse another type or a longer body.
-    const url = await getSignedUrl(this.client, cmd, {
+    const url = await getSignedUrl(this.presigner, cmd, {
       expiresIn: opts.expiresIn,
       signableHeaders: new Set(['content-type', 'content-length']),
     });
@@ -73,7 +120,7 @@ export class S3Storage implements Storage {
     assertSafeKey(key);
     try {
       const r = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-      return { size: r.ContentLength ?? 0, contentType: r.ContentType };
+      return { size: r.ContentLength ?? 0, contentType: r.ContentType, etag: r.ETag };
     } catch (err) {
       if (isNotFound(err)) return null;
       throw err;
@@ -87,7 +134,7 @@ export class S3Storage implements Storage {
         new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
       );
       const total = r.ContentRange ? Number(r.ContentRange.split('/')[1]) : (r.ContentLength ?? 0);
-      return { size: total, contentType: r.ContentType, body: r.Body as Readable };
+      return { size: total, contentType: r.ContentType, etag: r.ETag, body: r.Body as Readable };
     } catch (err) {
       if (isNotFound(err)) return null;
       throw err;
@@ -157,7 +204,58 @@ export class S3Storage implements Storage {
     return out.sort();
   }
 
+  /** Server-side copy, then delete: no byte goes through this process. */
+  async move(from: string, to: string, opts: { contentType?: string; onProgress?: () => void } = {}): Promise<void> {
+    if (!(await this.copy(from, to, opts))) {
+      if (await this.head(to)) return;
+      throw new StorageError(404, 'not_found', `no object ${from}`);
+    }
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: from }));
+  }
+
+  /** S3 copies are atomic: the copy is the source as it was when the copy began. */
+  async snapshot(from: string, to: string): Promise<boolean> {
+    return this.copy(from, to);
+  }
+
+  private async copy(from: string, to: string, opts: { contentType?: string; onProgress?: () => void } = {}): Promise<boolean> {
+    assertSafeKey(from);
+    assertSafeKey(to);
+    const src = await this.head(from);
+    if (!src) return false;
+    const CopySource = `${this.bucket}/${from.split('/').map(encodeURIComponent).join('/')}`;
+    const ContentType = opts.contentType ?? src.contentType;
+    if (src.size <= MAX_SINGLE_COPY) {
+      await this.client.send(
+        new CopyObjectCommand({ Bucket: this.bucket, Key: to, CopySource, ContentType, MetadataDirective: ContentType ? 'REPLACE' : 'COPY' }),
+      );
+    } else {
+      await this.copyInParts(CopySource, to, src.size, ContentType, opts.onProgress);
+    }
+    return true;
+  }
+
+  private async copyInParts(CopySource: string, to: string, size: number, ContentType: string | undefined, onProgress?: () => void): Promise<void> {
+    const { UploadId } = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: to, ContentType }));
+    try {
+      const parts: Array<{ ETag?: string; PartNumber: number }> = [];
+      for (let start = 0, n = 1; start < size; start += COPY_PART, n++) {
+        const end = Math.min(size, start + COPY_PART) - 1;
+        const r = await this.client.send(
+          new UploadPartCopyCommand({ Bucket: this.bucket, Key: to, UploadId, PartNumber: n, CopySource, CopySourceRange: `bytes=${start}-${end}` }),
+        );
+        parts.push({ ETag: r.CopyPartResult?.ETag, PartNumber: n });
+        onProgress?.();
+      }
+      await this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: to, UploadId, MultipartUpload: { Parts: parts } }));
+    } catch (err) {
+      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: to, UploadId })).catch(() => undefined);
+      throw err;
+    }
+  }
+
   async deletePrefix(prefix: string): Promise<number> {
+    await this.abortMultipartUploads(prefix);
     const keys = await this.list(prefix);
     for (let i = 0; i < keys.length; i += 1000) {
       await this.client.send(
@@ -165,6 +263,23 @@ export class S3Storage implements Storage {
       );
     }
     return keys.length;
+  }
+
+  /** Unfinished multipart uploads (a tus upload in progress) hold parts that no listing shows. */
+  private async abortMultipartUploads(prefix: string): Promise<void> {
+    let KeyMarker: string | undefined;
+    let UploadIdMarker: string | undefined;
+    do {
+      const r = await this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: prefix, KeyMarker, UploadIdMarker }));
+      for (const u of r.Uploads ?? []) {
+        if (!u.Key || !u.UploadId) continue;
+        await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: u.Key, UploadId: u.UploadId })).catch((err) => {
+          if (!isNotFound(err) && !(err instanceof S3ServiceException && err.name === 'NoSuchUpload')) throw err;
+        });
+      }
+      KeyMarker = r.IsTruncated ? r.NextKeyMarker : undefined;
+      UploadIdMarker = r.IsTruncated ? r.NextUploadIdMarker : undefined;
+    } while (KeyMarker);
   }
 
   async check(): Promise<void> {

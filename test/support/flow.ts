@@ -44,3 +44,36 @@ export async function waitForVideo(stack: Stack, id: string, done: (v: Record<st
 export const isStatus = (status: string) => (v: Record<string, any>) => v.status === status;
 export const allRenditionsReady = (v: Record<string, any>) =>
   v.status === 'ready' && v.renditions.length > 0 && v.renditions.every((r: { status: string }) => r.status === 'ready');
+
+/**
+ * Every event of every run of a workflow, oldest run first: a video continues-as-new into an
+ * idle run once processing ends, so the processing run is not the latest one.
+ */
+export async function allRunEvents(stack: Pick<Stack, 'temporal'>, workflowId: string) {
+  const runs: NonNullable<Awaited<ReturnType<ReturnType<Stack['temporal']['workflow']['getHandle']>['fetchHistory']>>['events']>[] = [];
+  let runId: string | undefined;
+  do {
+    const history = await stack.temporal.workflow.getHandle(workflowId, runId).fetchHistory();
+    runs.unshift(history.events ?? []);
+    runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+  } while (runId);
+  return runs.flat();
+}
+
+/**
+ * Until the video's workflow has finished deleting (purgeVideo completed). Not `result()`: since
+ * the uploads room, a deleted upload's workflow then sleeps until its upload URL has died (for
+ * the default TTL, an hour) to sweep the staging prefix once more.
+ */
+export async function waitForDeletion(stack: Pick<Stack, 'temporal'>, uuid: string, timeoutMs = 120_000): Promise<void> {
+  const handle = stack.temporal.workflow.getHandle(`video-${uuid}`);
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if ((await handle.describe()).status.name !== 'RUNNING') return;
+    const events = (await handle.fetchHistory()).events ?? [];
+    const purge = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'purgeVideo');
+    if (purge && events.some((e) => Number(e.activityTaskCompletedEventAttributes?.scheduledEventId) === Number(purge.eventId))) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`video-${uuid} did not finish deleting in ${timeoutMs} ms`);
+}

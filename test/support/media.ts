@@ -13,6 +13,12 @@ export interface ClipOptions {
   seconds: number;
   audio?: boolean;
   fps?: number;
+  /** Default h264; hevc makes a source the passthrough cannot take. */
+  codec?: 'h264' | 'hevc';
+  /** Keyframe interval in frames (default: one a second). */
+  gop?: number;
+  /** Average video bitrate, bits/s (default: whatever ultrafast makes; ~13 Mb/s at 1080p). */
+  videoBitrate?: number;
 }
 
 /** A generated H.264/AAC MP4 (cached across tests by its parameters). */
@@ -20,12 +26,18 @@ export async function makeClip(o: ClipOptions): Promise<string> {
   const fps = o.fps ?? 24;
   const audio = o.audio ?? true;
   fs.mkdirSync(cacheDir, { recursive: true });
-  const file = path.join(cacheDir, `clip_${o.width}x${o.height}_${o.seconds}s_${fps}fps_${audio ? 'a' : 'na'}.mp4`);
+  const codec = o.codec ?? 'h264';
+  const gop = o.gop ?? fps;
+  const variant = (codec === 'h264' ? '' : `_${codec}`) + (gop === fps ? '' : `_g${gop}`) + (o.videoBitrate ? `_b${o.videoBitrate}` : '');
+  const file = path.join(cacheDir, `clip_${o.width}x${o.height}_${o.seconds}s_${fps}fps_${audio ? 'a' : 'na'}${variant}.mp4`);
   if (fs.existsSync(file)) return file;
   const tmp = `${file}.${process.pid}.tmp.mp4`;
   const args = ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', `testsrc2=size=${o.width}x${o.height}:rate=${fps}:duration=${o.seconds}`];
   if (audio) args.push('-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${o.seconds}`);
-  args.push('-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-g', String(fps));
+  args.push('-c:v', codec === 'h264' ? 'libx264' : 'libx265', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-g', String(gop));
+  if (o.videoBitrate) args.push('-b:v', String(o.videoBitrate), '-maxrate', String(Math.round(o.videoBitrate * 1.5)), '-bufsize', String(o.videoBitrate * 2));
+  if (codec === 'h264' && gop !== fps) args.push('-sc_threshold', '0', '-keyint_min', String(gop));
+  if (codec === 'hevc') args.push('-x265-params', 'log-level=error', '-tag:v', 'hvc1');
   if (audio) args.push('-c:a', 'aac', '-b:a', '64k');
   args.push('-movflags', '+faststart', tmp);
   await run('ffmpeg', args);

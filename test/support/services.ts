@@ -14,7 +14,7 @@ import { VideoIdKey, VideoStatusKey, WorkspaceIdKey } from '../../workflows/defs
  */
 const toolsDir = process.env.VH_TOOLS_DIR ?? path.join(os.homedir(), '.cache', 'vidhost', 'tools');
 
-function findTool(envVar: string, name: string): string {
+export function findTool(envVar: string, name: string): string {
   const candidates = [process.env[envVar], path.join(toolsDir, 'bin', name), ...(process.env.PATH ?? '').split(':').map((d) => path.join(d, name))];
   for (const c of candidates) if (c && fs.existsSync(c)) return c;
   throw new Error(`${name} not found: run ./scripts/test (it builds it) or set ${envVar}`);

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import request from 'supertest';
-import { createApp } from '../../api/app';
+import { type App, createApp } from '../../api/app';
 import { loadConfig, type Config } from '../../lib/config';
 import { createDb, type Db } from '../../lib/db';
 import { randomToken } from '../../lib/ids';
@@ -14,6 +14,7 @@ import { createApiKey, createWorkspace } from '../../lib/keys';
 import { createLogger } from '../../lib/logger';
 import { createStorage, S3Storage, type Storage } from '../../lib/storage';
 import { createWorkers, workflowsPath } from '../../workers/workers';
+import { ContractChecker } from './contract';
 import { onTeardown, s3Server, temporalEnv, testDatabase } from './hooks';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
@@ -33,6 +34,7 @@ export interface Stack {
   url: string;
   config: Config;
   env: Record<string, string>;
+  app: App;
   db: Db;
   storage: Storage;
   temporal: Client;
@@ -119,7 +121,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   };
   const ws = await makeWorkspace();
   const agent = request(`http://127.0.0.1:${port}`);
-  const auth = (t: request.Test, key?: string) => t.set('Authorization', `Bearer ${key ?? ws.fullKey}`);
+  // Every answer the helpers get is checked against the OpenAPI document (SPEC §16): a mismatch
+  // fails the test that made the request.
+  const contract = ContractChecker.forConfig(config);
+  const auth = (t: request.Test, key?: string) =>
+    t.set('Authorization', `Bearer ${key ?? ws.fullKey}`).expect((res) => contract.check(t.method, t.url, res));
 
   let closed = false;
   const close = async () => {
@@ -130,6 +136,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     await w?.close();
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
+    await app.close();
     await db.destroy();
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
@@ -139,6 +146,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     url: `http://127.0.0.1:${port}`,
     config,
     env,
+    app,
     db,
     storage,
     temporal,

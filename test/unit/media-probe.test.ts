@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -108,6 +109,19 @@ describe('media/probe', function () {
 
   it('propagates a missing file as a plain error', async () => {
     await assert.rejects(probe(join(dir, 'nope.mp4')), (err: unknown) => !(err instanceof MediaError) && (err as NodeJS.ErrnoException).code === 'ENOENT');
+  });
+
+  it('an unreachable remote input (storage down) is a plain, retryable error, not invalid_media', async () => {
+    // A port that was just free: nothing listens, so ffprobe's connection is refused.
+    const srv = net.createServer();
+    await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+    const { port } = srv.address() as net.AddressInfo;
+    await new Promise((resolve) => srv.close(resolve));
+    await assert.rejects(probe(`http://127.0.0.1:${port}/original.mp4`), (err: unknown) => {
+      assert.ok(!(err instanceof MediaError), `expected a plain error, got ${String(err)}`);
+      assert.match((err as Error).message, /storage unreachable while probing/);
+      return true;
+    });
   });
 
   describe('checkFfmpeg', () => {

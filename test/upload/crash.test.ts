@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { allRenditionsReady, uploadFormA, waitForVideo } from '../support/flow';
+import { allRenditionsReady, allRunEvents, uploadFormA, waitForVideo } from '../support/flow';
 import { spawnWorker } from '../support/child';
 import { onTeardown } from '../support/hooks';
 import { makeClip } from '../support/media';
@@ -33,12 +33,12 @@ describe('crash recovery', function () {
       ['240p:ready', '360p:ready', '480p:ready', '720p:ready'],
     );
     // The killed rendition really was attempted twice.
-    const history = await s.temporal.workflow.getHandle(`video-${done.uuid}`).fetchHistory();
-    const started = history.events!.filter((e) => e.activityTaskStartedEventAttributes);
-    const scheduled = new Map(history.events!.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [String(e.eventId), e]));
+    const events = await allRunEvents(s, `video-${done.uuid}`);
+    const started = events.filter((e) => e.activityTaskStartedEventAttributes);
+    const scheduled = new Map(events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [String(e.eventId), e]));
     const retried = started.filter((e) => {
       const sched = scheduled.get(String(e.activityTaskStartedEventAttributes!.scheduledEventId));
-      return sched?.activityTaskScheduledEventAttributes?.activityType?.name === 'transcodeRendition' && (e.activityTaskStartedEventAttributes!.attempt ?? 1) > 1;
+      return ['transcodeRendition', 'encodeChunk'].includes(sched?.activityTaskScheduledEventAttributes?.activityType?.name ?? '') && (e.activityTaskStartedEventAttributes!.attempt ?? 1) > 1;
     });
     assert.ok(retried.length >= 1, `the ${victim} rendition was retried after the crash`);
     await second.kill('SIGTERM');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isStatus, putFile, uploadFormA, waitForVideo } from '../support/flow';
+import { allRunEvents, isStatus, putFile, uploadFormA, waitForVideo } from '../support/flow';
 import { makeClip, truncatedCopy } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
 
@@ -77,14 +77,18 @@ describe('upload failures and retries', function () {
     assert.equal(failed.hls_url, null);
 
     // The probe ran once: a media error is not retried.
-    const history = await s.temporal.workflow.getHandle(`video-${failed.uuid}`).fetchHistory();
-    const probes = history.events!.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'probeSource');
-    const attempts = history.events!.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
+    const events = await allRunEvents(s, `video-${failed.uuid}`);
+    const probes = events.filter((e) => ['probeSource', 'planTranscode'].includes(e.activityTaskScheduledEventAttributes?.activityType?.name ?? ''));
+    const attempts = events.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
     assert.equal(probes.length, 1);
     assert.ok(attempts.every((a) => a === 1), `attempts: ${attempts}`);
 
-    // The user uploads the right file to the same (still valid) URL and retries.
-    assert.equal((await putFile(v.upload_url, clip)).status, 200);
+    // Upload URLs are single-use (SPEC §12): the used URL is closed, even though it has not expired.
+    const reuse = await putFile(v.upload_url, clip);
+    assert.equal(reuse.status, 409);
+    assert.equal((await reuse.json()).error.code, 'upload_closed');
+    // An operator replaces the original in storage and retries.
+    await s.storage.putFile(failed.storage_key, clip, { contentType: 'video/mp4' });
     const retry = await s.post(`/v1/videos/${v.video_id}/retry`);
     assert.equal(retry.status, 202, JSON.stringify(retry.body));
     assert.equal(retry.body.status, 'processing');

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
-import { completeUploadUpdate, deleteVideoSignal, videoStateQuery, type VideoWorkflowInput } from '../../workflows/defs';
+import { ApplicationFailure } from '@temporalio/common';
+import { completeUploadUpdate, deleteVideoSignal, retryUpdate, videoStateQuery, type VideoWorkflowInput } from '../../workflows/defs';
 import { temporalEnv } from '../support/hooks';
 import { workflowBundle } from '../support/stack';
 import { randomToken } from '../../lib/ids';
@@ -10,7 +11,7 @@ import { randomToken } from '../../lib/ids';
  * The workflow alone, with stubbed activities: the order of steps and events, not ffmpeg.
  * (The pipeline tests run the same workflow with the real activities.)
  */
-function stubs(log: string[], probe: Partial<Awaited<ReturnType<Activities['probeSource']>>> = {}): Partial<Activities> {
+function stubs(log: string[], probe: Partial<Awaited<ReturnType<Activities['probeSource']>>> = {}, passthrough = true): Partial<Activities> {
   const rec = (name: string) => async (arg: unknown) => {
     log.push(`${name}${summary(name, arg)}`);
   };
@@ -40,15 +41,50 @@ function stubs(log: string[], probe: Partial<Awaited<ReturnType<Activities['prob
       log.push(`transcode:${p.rung.name}`);
       return { segments: 2 };
     }) as Activities['transcodeRendition'],
-    publishMaster: (async (p: { rungs: Array<{ name: string }> }) => {
-      log.push(`master:${p.rungs.map((r) => r.name).join('+')}`);
+    publishMaster: (async (p: { rungs: Array<{ name: string }>; extra?: Array<{ name: string }> }) => {
+      log.push(`master:${[...p.rungs, ...(p.extra ?? [])].map((r) => r.name).join('+')}`);
     }) as Activities['publishMaster'],
     deleteVideoFiles: (async () => {
       log.push('deleteFiles');
       return { deleted: 3 };
     }) as Activities['deleteVideoFiles'],
     purgeVideo: rec('purge') as Activities['purgeVideo'],
+    planTranscode: (async () => ({
+      info: { durationSeconds: 10, width: 1920, height: 1080, rotation: 0, fps: 30, videoCodec: 'h264', hasAudio: true, formatName: 'mp4', sizeBytes: 1000, ...probe },
+      passthrough: passthrough ? { eligible: true, codecs: 'avc1.640028,mp4a.40.2' } : { eligible: false, reason: 'video codec hevc is not H.264' },
+      chunks: [
+        { index: 0, start: 0, end: 5 },
+        { index: 1, start: 5, end: null },
+      ],
+    })) as unknown as Activities['planTranscode'],
+    remuxPassthrough: (async () => {
+      log.push('remux');
+      return { name: 'source', width: 1920, height: 1080, videoBitrate: 1, maxrate: 1, bufsize: 0, audioBitrate: 0, codecs: 'x' };
+    }) as Activities['remuxPassthrough'],
+    encodeChunk: (async (p: { rungs: Array<{ name: string }>; chunk: { index: number } }) => {
+      log.push(`encode:${p.chunk.index}:${p.rungs.map((r) => r.name).join('+')}`);
+      return { segments: 2 };
+    }) as Activities['encodeChunk'],
+    stitchRenditions: (async (p: { rungs: string[] }) => {
+      log.push(`stitch:${p.rungs.join('+')}`);
+    }) as Activities['stitchRenditions'],
+    requestOutputs: rec('outputs') as Activities['requestOutputs'],
   };
+}
+
+/**
+ * Chunks of a group run at once and may land in any order: sort each run of encode lines. The
+ * thumbnail runs beside the first encode; it is only checked to come before `ready`.
+ */
+function ordered(log: string[]): string[] {
+  assert.ok(log.indexOf('thumbnail') >= 0 && log.indexOf('thumbnail') < log.indexOf('recordState:ready'), log.join(' '));
+  const out: string[] = [];
+  for (const line of log.filter((l) => l !== 'thumbnail')) {
+    let i = out.length;
+    while (line.startsWith('encode:') && i > 0 && out[i - 1].startsWith('encode:') && out[i - 1] > line) i--;
+    out.splice(i, 0, line);
+  }
+  return out;
 }
 
 function summary(name: string, arg: unknown): string {
@@ -62,7 +98,7 @@ function summary(name: string, arg: unknown): string {
 describe('video workflow with stubbed activities', function () {
   this.timeout(60_000);
 
-  it('runs renditions lowest first, republishes the master after each, and is ready after the first', async () => {
+  it('publishes the passthrough, is ready, then encodes every rung of each chunk at once and drops the passthrough', async () => {
     const env = await temporalEnv();
     const taskQueue = `stub-${randomToken(4)}`;
     const log: string[] = [];
@@ -89,7 +125,8 @@ describe('video workflow with stubbed activities', function () {
       // A second complete, before the status is even written, is accepted as a repeat.
       assert.equal((await handle.executeUpdate(completeUploadUpdate, { args: [{ objectSize: 1000 }] })).first, false);
       // The final progress write comes after every rung has landed and been published.
-      const finished = () => log.lastIndexOf('recordState') > log.indexOf('event:video.ready');
+      // ...and then the outputs (MP4, storyboard) are requested from their own workflow.
+      const finished = () => log.lastIndexOf('recordState') > log.indexOf('event:video.ready') && log.includes('outputs');
       for (let i = 0; i < 200 && !finished(); i++) await new Promise((r) => setTimeout(r, 50));
       const done = await handle.query(videoStateQuery);
       assert.equal(done.status, 'ready');
@@ -97,26 +134,64 @@ describe('video workflow with stubbed activities', function () {
       await handle.signal(deleteVideoSignal);
       await handle.result();
     });
-    // Up to "ready" the order is fixed; then the higher rungs run at once and land in any order.
-    const readyAt = log.indexOf('event:video.ready');
-    assert.deepEqual(log.slice(0, readyAt + 1), [
+    // Passthrough first, ready, then every rung of each chunk in one encode, stitched, published
+    // (the passthrough leaves the master with the 1080p rung), then the idle run takes the delete.
+    assert.deepEqual(ordered(log), [
       'recordState:processing',
       'event:video.uploaded',
       'recordMetadata',
-      'thumbnail',
-      'transcode:240p',
+      'remux',
+      'master:source',
+      'recordState:ready',
+      'event:video.ready',
+      'encode:0:240p+360p+480p+720p+1080p',
+      'encode:1:240p+360p+480p+720p+1080p',
+      'stitch:240p+360p+480p+720p+1080p',
+      'master:240p+360p+480p+720p+1080p',
+      'recordState',
+      'outputs',
+      'deleteFiles',
+      'event:video.deleted',
+      'purge',
+    ]);
+  });
+
+  it('without a passthrough the lowest rung makes it ready, then the rest encode together', async () => {
+    const env = await temporalEnv();
+    const taskQueue = `stub-${randomToken(4)}`;
+    const log: string[] = [];
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: stubs(log, {}, false) });
+    await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start('videoWorkflow', {
+        taskQueue,
+        workflowId: `stub-${randomToken(6)}`,
+        args: [{ videoId: '00000000-0000-7000-8000-000000000003', workspaceId: 'ws_test', storageKey: 'originals/ws_test/z/a.mp4', source: { kind: 'url', url: 'http://127.0.0.1:1/a.mp4' }, transcodeQueue: taskQueue } satisfies VideoWorkflowInput],
+      });
+      for (let i = 0; i < 200 && !log.includes('recordState'); i++) await new Promise((r) => setTimeout(r, 50));
+      // Idle: the run that answers is a continuation of the first.
+      let runId = handle.firstExecutionRunId;
+      for (let i = 0; i < 200 && runId === handle.firstExecutionRunId; i++) {
+        runId = (await env.client.workflow.getHandle(handle.workflowId).describe()).runId;
+        if (runId === handle.firstExecutionRunId) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.notEqual(runId, handle.firstExecutionRunId, 'the idle run is a continuation of the first');
+      assert.equal((await handle.query(videoStateQuery)).status, 'ready');
+      await handle.signal(deleteVideoSignal);
+      await handle.result();
+    });
+    assert.deepEqual(ordered(log).slice(0, 11), [
+      'recordMetadata',
+      'encode:0:240p',
+      'encode:1:240p',
+      'stitch:240p',
       'master:240p',
       'recordState:ready',
       'event:video.ready',
+      'encode:0:360p+480p+720p+1080p',
+      'encode:1:360p+480p+720p+1080p',
+      'stitch:360p+480p+720p+1080p',
+      'master:240p+360p+480p+720p+1080p',
     ]);
-    const rest = log.slice(readyAt + 1);
-    assert.deepEqual(rest.filter((l) => l.startsWith('transcode:')).sort(), ['transcode:1080p', 'transcode:360p', 'transcode:480p', 'transcode:720p']);
-    const masters = rest.filter((l) => l.startsWith('master:')).map((l) => l.slice(7).split('+'));
-    assert.equal(masters.length, 4);
-    // One publication per landed rung, each with at least the rungs landed so far.
-    masters.forEach((m, i) => assert.ok(m.length >= i + 2, `master ${i} lists ${m.join('+')}`));
-    assert.deepEqual(masters[3], ['240p', '360p', '480p', '720p', '1080p'], 'lowest first in the playlist');
-    assert.deepEqual(rest.slice(-4), ['recordState', 'deleteFiles', 'event:video.deleted', 'purge']);
   });
 
   it('a delete while waiting for the upload removes files and emits video.deleted without processing', async () => {
@@ -142,5 +217,99 @@ describe('video workflow with stubbed activities', function () {
       await handle.result();
     });
     assert.deepEqual(log, ['deleteFiles', 'event:video.deleted', 'purge']);
+  });
+
+  it('promotes a staged upload once, caps the ladder without a passthrough above the cap, requests outputs after a retry (even one accepted while failing), and sweeps the staging prefix after the delete', async () => {
+    const env = await temporalEnv();
+    const taskQueue = `stub-${randomToken(4)}`;
+    const log: string[] = [];
+    let broken = true;
+    let retryAccepted = () => {};
+    const retried = new Promise<void>((r) => (retryAccepted = r));
+    const base = stubs(log);
+    const activities: Partial<Activities> = {
+      ...base,
+      promoteUpload: (async () => {
+        log.push('promote');
+      }) as Activities['promoteUpload'],
+      sweepUploads: (async () => {
+        log.push('sweep');
+        return { deleted: 0 };
+      }) as Activities['sweepUploads'],
+      // The failure's event is held until the retry is accepted: the retry lands in the failing
+      // run, before it continues-as-new, and must still write `processing` (no lost status).
+      emitEvent: (async (p: Parameters<Activities['emitEvent']>[0]) => {
+        if (p.type === 'video.failed') await retried;
+        return base.emitEvent!(p);
+      }) as Activities['emitEvent'],
+      // The first processing run fails (a media error, not retried); the retry's run succeeds.
+      encodeChunk: (async (p: Parameters<Activities['encodeChunk']>[0]) => {
+        if (broken) {
+          log.push(`encode-failed:${p.chunk.index}`);
+          throw ApplicationFailure.create({ type: 'invalid_media', message: 'stub: broken', nonRetryable: true });
+        }
+        return base.encodeChunk!(p);
+      }) as Activities['encodeChunk'],
+    };
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
+    await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start('videoWorkflow', {
+        taskQueue,
+        workflowId: `stub-${randomToken(6)}`,
+        args: [
+          {
+            videoId: '00000000-0000-7000-8000-000000000004',
+            workspaceId: 'ws_test',
+            storageKey: 'originals/ws_test/w/a.mp4',
+            // Already dead, so the final sweep runs without a wait.
+            source: { kind: 'upload', declaredSize: 1000, contentType: 'video/mp4', uploadTimeoutMs: 60_000, uploadUrlExpiresAt: Date.now() - 60_000 },
+            maxResolution: '720p',
+            transcodeQueue: taskQueue,
+          } satisfies VideoWorkflowInput,
+        ],
+      });
+      await handle.executeUpdate(completeUploadUpdate, { args: [{ objectSize: 1000, sourceKey: 'uploads/ws_test/w/staged' }] });
+      let status = '';
+      for (let i = 0; i < 200 && status !== 'failed'; i++) {
+        status = (await handle.query(videoStateQuery)).status;
+        if (status !== 'failed') await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(status, 'failed', log.join(' '));
+      broken = false;
+      await handle.executeUpdate(retryUpdate, { args: [{ objectSize: 1000 }] });
+      retryAccepted();
+      for (let i = 0; i < 200 && !log.includes('outputs'); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal((await handle.query(videoStateQuery)).status, 'ready');
+      await handle.signal(deleteVideoSignal);
+      await handle.result();
+    });
+    const failedAt = log.indexOf('event:video.failed');
+    assert.ok(failedAt > 0, log.join(' '));
+    assert.deepEqual(log.slice(0, 3), ['recordState:processing', 'promote', 'event:video.uploaded']);
+    assert.deepEqual(log.slice(failedAt - 1, failedAt + 1), ['recordState:failed', 'event:video.failed']);
+    // The retry, in the idle run: no second promotion, no passthrough above the 720p cap, the
+    // lowest rung first, then the rest (up to 720p), then the outputs; the delete ends with the sweep.
+    assert.deepEqual(ordered(log.slice(failedAt + 1)), [
+      'recordState:processing',
+      'recordMetadata',
+      'encode:0:240p',
+      'encode:1:240p',
+      'stitch:240p',
+      'master:240p',
+      'recordState:ready',
+      'event:video.ready',
+      'encode:0:360p+480p+720p',
+      'encode:1:360p+480p+720p',
+      'stitch:360p+480p+720p',
+      'master:240p+360p+480p+720p',
+      'recordState',
+      'outputs',
+      'deleteFiles',
+      'event:video.deleted',
+      'purge',
+      'sweep',
+    ]);
+    assert.equal(log.filter((l) => l === 'promote').length, 1);
+    assert.ok(!log.includes('remux'), 'a source above max_resolution is not published as-is');
   });
 });
