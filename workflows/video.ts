@@ -54,8 +54,11 @@ export const Patches = {
 export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
   const { videoId, workspaceId, storageKey, source } = input;
   const tuning = input.tuning ?? {};
+  // Short reads and writes of rows and events, on the orchestrating worker. The timeout is also
+  // how long an attempt whose worker died (SIGKILL, OOM) holds the video up before it is tried
+  // again, so it is a few times what a slow query takes, not minutes. Retried without limit.
   const acts = proxyActivities<Activities>({
-    startToCloseTimeout: '2 minutes',
+    startToCloseTimeout: '20 seconds',
     retry: { initialInterval: '1s', maximumInterval: '1 minute', nonRetryableErrorTypes: MEDIA_ERRORS },
   });
   const io = proxyActivities<Activities>({
