@@ -46,21 +46,24 @@ export function applyListQuery(q: Knex.QueryBuilder, params: ListQuery, workspac
     if (params.folder_id === 'root' || params.folder_id === 'null') q.whereNull('v.folder_id');
     else q.where('v.folder_id', params.folder_id);
   }
+  // With a tag, the page is walked in video_tags' (tag_id, video_created_at, video_id) index, which
+  // is list order for that tag; the keyset and the order are on that copy of (created_at, id).
+  const key = params.tag ? ['vt.video_created_at', 'vt.video_id'] : ['v.created_at', 'v.id'];
   if (params.tag) {
-    q.whereExists((sub) =>
-      sub.select(1).from('video_tags as vt').join('tags as t', 't.id', 'vt.tag_id').whereRaw('vt.video_id = v.id').andWhere('t.name', params.tag!),
+    q.join('video_tags as vt', (on) =>
+      on.on('vt.video_id', 'v.id').andOn('vt.tag_id', '=', q.client.raw('(select id from tags where workspace_id = ? and name = ?)', [workspaceId, params.tag!])),
     );
   }
   if (params.q) q.whereRaw(`lower(v.title) like ? escape '\\'`, [`%${params.q.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`]);
   if (params.cursor) {
     const c = decodeCursor(params.cursor);
     const op = params.order === 'desc' ? '<' : '>';
-    q.whereRaw(`(v.created_at, v.id) ${op} (?::timestamptz, ?::uuid)`, [c.t, c.i]);
+    q.whereRaw(`(${key[0]}, ${key[1]}) ${op} (?::timestamptz, ?::uuid)`, [c.t, c.i]);
   }
   return q
     .orderBy([
-      { column: 'v.created_at', order: params.order },
-      { column: 'v.id', order: params.order },
+      { column: key[0], order: params.order },
+      { column: key[1], order: params.order },
     ])
     .limit(params.limit + 1);
 }

@@ -62,6 +62,27 @@ describe('GET /videos: keyset pages and filters', function () {
     assert.deepEqual((await page('visibility=private')).data.map((v) => v.title), ['zeta']);
   });
 
+  it('pages a tag newest first and oldest first without repeats or gaps (keyset on the tag index)', async () => {
+    const tagged: string[] = [];
+    for (let i = 0; i < 5; i++) tagged.push(await init(`tagged ${i}`, { tags: ['pager'] }));
+    await init('untagged in between');
+    const walk = async (order: string) => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const p = await page(`tag=pager&limit=2&order=${order}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        assert.ok(p.data.every((v) => (v.tags as string[]).includes('pager')));
+        seen.push(...p.data.map((v) => v.id as string));
+        cursor = p.next_cursor;
+      } while (cursor);
+      return seen;
+    };
+    assert.deepEqual(await walk('desc'), [...tagged].reverse());
+    assert.deepEqual(await walk('asc'), tagged);
+    assert.deepEqual((await page('tag=pager&status=failed')).data, [], 'other filters still apply');
+    assert.deepEqual((await page('tag=no-such-tag')).data, []);
+  });
+
   it('answers in the full read shape', async () => {
     const v = (await page('limit=1')).data[0];
     for (const f of READ_FIELDS) assert.ok(f in v, `field ${f}`);
