@@ -40,18 +40,15 @@ export interface CreatedVideo {
 
 /**
  * Declared sizes of pending uploads count (they are reservations), except uploads that never
- * arrived: an expired upload stops counting. Runs under the workspace's advisory lock, so two
- * concurrent creations cannot both pass a quota that only one fits in (SPEC §12).
+ * arrived: an expired upload stops counting. The sum is workspaces.storage_used_bytes, kept by a
+ * trigger on videos (migration storage_used_counter). Runs under the workspace's advisory lock, so
+ * two concurrent creations cannot both pass a quota that only one fits in (SPEC §12).
  */
 async function assertQuota(tx: Db, auth: AuthState, extra: number): Promise<void> {
   const quota = limitsOf(auth.plan).storageBytes;
   await tx.raw('select pg_advisory_xact_lock(hashtext(?))', [`quota:${auth.workspaceId}`]);
-  const [{ used }] = await tx('videos')
-    .where({ workspace_id: auth.workspaceId })
-    .whereNull('deleted_at')
-    .whereNot((q) => q.where('status', 'failed').andWhere('error_code', 'upload_expired'))
-    .sum({ used: 'size_bytes' });
-  if (Number(used ?? 0) + extra > quota) {
+  const row = await tx('workspaces').where({ id: auth.workspaceId }).first('storage_used_bytes');
+  if (Number(row?.storage_used_bytes ?? 0) + extra > quota) {
     throw forbidden('storage_quota_exceeded', `This upload would exceed the ${auth.plan} plan's storage of ${quota} bytes`);
   }
 }

@@ -66,6 +66,40 @@ describe('upload init: quotas and hostile filenames', function () {
     assert.equal((await s.post('/v1/upload/init', body, pro.fullKey)).status, 201);
   });
 
+  it('the quota counter (workspaces.storage_used_bytes) follows every change a video row goes through', async () => {
+    const w = await s.newWorkspace('free');
+    const used = async () => Number((await s.db('workspaces').where({ id: w.id }).first('storage_used_bytes')).storage_used_bytes);
+    const sum = async () =>
+      Number(
+        (
+          await s.db('videos').where({ workspace_id: w.id }).whereNull('deleted_at')
+            .whereRaw(`not (status = 'failed' and coalesce(error_code, '') = 'upload_expired')`).sum({ n: 'size_bytes' })
+        )[0].n ?? 0,
+      );
+    const row = (size: number) => ({ id: newVideoUuid(), workspace_id: w.id, title: 't', status: 'pending_upload', filename: 't.mp4', storage_key: 'k', size_bytes: size });
+    const a = row(1000);
+    const b = row(500);
+    await s.db('videos').insert([a, b]);
+    assert.equal(await used(), 1500);
+    await s.db('videos').where({ id: a.id }).update({ size_bytes: 1200, status: 'ready' });
+    assert.equal(await used(), 1700);
+    await s.db('videos').where({ id: b.id }).update({ status: 'failed', error_code: 'upload_expired' });
+    assert.equal(await used(), 1200, 'an expired upload stops counting');
+    await s.db('videos').where({ id: a.id }).update({ deleted_at: new Date() });
+    assert.equal(await used(), 0, 'a deleted video stops counting');
+    await s.db('videos').where({ id: a.id }).delete();
+    await s.db('videos').where({ id: b.id }).delete();
+    assert.equal(await used(), 0, 'purging rows that no longer count changes nothing');
+    const c = row(300);
+    await s.db('videos').insert(c);
+    await s.db('videos').where({ id: c.id }).delete();
+    assert.equal(await used(), await sum());
+    // Through the API: init reserves the declared size.
+    assert.equal((await s.post('/v1/upload/init', { filename: 'x.mp4', size: 4321, content_type: 'video/mp4' }, w.fullKey)).status, 201);
+    assert.equal(await used(), 4321);
+    assert.equal(await used(), await sum());
+  });
+
   it('400 beyond 5 GiB and for a non-video content type', async () => {
     const big = await s.post('/v1/upload/init', { filename: 'a.mp4', size: 5 * 1024 ** 3 + 1, content_type: 'video/mp4' });
     assert.equal(big.status, 400);
