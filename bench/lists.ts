@@ -46,6 +46,11 @@ async function main(): Promise<void> {
   let t0 = performance.now();
   const seeded = await seedVideos(db, ws.id, count);
   console.log(`seeded ${count.toLocaleString('en')} videos in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  // A bulk load leaves the visibility map unset and autovacuum about to run over a million rows
+  // mid-measurement; a live table has long been vacuumed. Do it now, timed apart.
+  const t1 = performance.now();
+  await db.raw('vacuum (analyze) videos, video_tags, tags');
+  console.log(`vacuum (analyze) in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
 
   const at = async (fraction: number) => {
     const { rows } = await db.raw(

@@ -13,6 +13,7 @@
  *     estimate of a 2-hour source on 1, 10 and 100 workers.
  *
  *   npm run bench -- --seconds 30 --long-seconds 300 [--runs 3] [--chunk-seconds 30] [--no-scale]
+ *                    [--bitrate 6000000] [--noise] [--no-passthrough]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -37,6 +38,10 @@ const longSeconds = arg('long-seconds', 300);
 const runs = arg('runs', 1);
 const chunkSeconds = arg('chunk-seconds', 30);
 const scale = !argv.includes('--no-scale');
+const bitrate = arg('bitrate', 6_000_000);
+const content = argv.includes('--noise') ? ('noise' as const) : ('testsrc' as const);
+// --no-passthrough: the fallback path (lowest rung first, then the rest), as for an ineligible source.
+const passthrough = !argv.includes('--no-passthrough');
 const preset = process.env.X264_PRESET ?? 'veryfast';
 const root = path.resolve(__dirname, '..');
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -115,11 +120,11 @@ async function chunkTimes(stack: Stack, uuid: string): Promise<number[]> {
 }
 
 async function partOne(): Promise<void> {
-  process.stdout.write(`generating a ${seconds} s 1080p H.264/AAC clip... `);
+  process.stdout.write(`generating a ${seconds} s 1080p H.264/AAC clip (${content}, ${f1(bitrate / 1e6)} Mb/s)... `);
   // 6 Mb/s: a typical 1080p upload, within the passthrough's bitrate rule (ultrafast's default ~13 Mb/s is not).
-  const clip = await makeClip({ width: 1920, height: 1080, seconds, videoBitrate: 6_000_000 });
+  const clip = await makeClip({ width: 1920, height: 1080, seconds, videoBitrate: bitrate, content });
   console.log(`${(fs.statSync(clip).size / 1e6).toFixed(1)} MB`);
-  const stack = await startStack({ env: { X264_PRESET: preset, LOG_LEVEL: 'warn', TRANSCODE_CONCURRENCY: String(os.availableParallelism()), RATE_LIMIT_PER_MINUTE: '100000' } });
+  const stack = await startStack({ env: { TRANSCODE_PASSTHROUGH: String(passthrough), X264_PRESET: preset, LOG_LEVEL: 'warn', TRANSCODE_CONCURRENCY: String(os.availableParallelism()), RATE_LIMIT_PER_MINUTE: '100000' } });
   const rows: Array<{ floor: number; ready: number; all: number }> = [];
   for (let i = 0; i < runs; i++) {
     process.stdout.write(`run ${i + 1}/${runs}: floor (single ffmpeg, whole ladder)... `);
@@ -134,7 +139,7 @@ async function partOne(): Promise<void> {
   const ready = median(rows.map((r) => r.ready));
   const all = median(rows.map((r) => r.all));
   console.log('');
-  console.log(`PART 1: preset ${preset}, ${os.availableParallelism()} cores, ${seconds} s 1080p source, median of ${runs}`);
+  console.log(`PART 1: preset ${preset}, ${os.availableParallelism()} cores, ${seconds} s 1080p source (${content}, ${f1(bitrate / 1e6)} Mb/s), passthrough ${passthrough ? 'on' : 'off'}, median of ${runs}`);
   console.log(`  single-pass floor            ${f1(f)} s   1.00x`);
   console.log(`  playable (ready)             ${f1(ready)} s   ${f2(ready / f)}x   (goal ≤ 0.07x)`);
   console.log(`  every rendition done         ${f1(all)} s   ${f2(all / f)}x   (goal ≤ 1.10x)`);
