@@ -50,8 +50,9 @@ const f2 = (n: number) => n.toFixed(2);
 
 /**
  * CPU seconds the whole machine has spent (every process: user, nice, system, irq, softirq, steal
- * from /proc/stat). The workers' own counters miss ffmpeg's CPU: it runs under prlimit → bwrap,
- * whose sandbox init reaps it, so it never reaches the worker's cutime. Measured the same way for
+ * from /proc/stat). The workers' own counters miss ffmpeg's CPU (they read 0.2 s for a whole
+ * ladder; ffmpeg runs under prlimit → bwrap, most likely reaped inside the sandbox's own process
+ * tree, so its CPU never reaches the worker's cutime). Measured the same way for
  * the floor and the ladder, on an otherwise quiet machine; the ladder's figure includes everything
  * it costs (Temporal, Postgres, storage, the API and workers), not only ffmpeg.
  */
