@@ -9,6 +9,7 @@ import { idempotency } from './middleware/idempotency';
 import { requestMetrics } from './metrics/middleware';
 import { requestContext, versionPrefixes } from './middleware/request';
 import { rateLimit } from './middleware/rateLimit';
+import { dropReadsOnWrite } from './middleware/reads';
 import { touchLastUsed } from './middleware/lastUsed';
 import { sessionAuth } from './middleware/session';
 import { apiRouter, publicRouter, sessionRouter } from './routes';
@@ -35,6 +36,7 @@ export function createApp(base: BaseDeps & { hot?: Hot }): App {
   app.use(session.routes());
   app.use(sessionAuth(deps.db, deps.config.publicBaseUrl));
   app.use(authenticate(hot));
+  app.use(dropReadsOnWrite(hot.reads));
   app.use(touchLastUsed(deps.db));
   app.use(requireScope);
   app.use(rateLimit(hot.perKey));

@@ -2,19 +2,23 @@ import { KeyCache } from '../lib/keyCache';
 import { createLimiters, type Limiter } from '../lib/limits';
 import { BandwidthMeter } from '../lib/playback/bandwidth';
 import { AccessCache } from '../lib/playback/accessCache';
+import { FileCache } from '../lib/playback/fileCache';
+import { ReadCache } from '../lib/videos/readCache';
 import type { BaseDeps } from './deps';
 
 /**
  * The per-process state of the hot paths: key lookups cached with revocation pushed over
  * LISTEN/NOTIFY, limiters whose budgets every process shares, the CDN's access decisions and
- * the bandwidth meter. `close` flushes what is buffered (last_used_at, bandwidth) before exit.
+ * small files, the video reads and the bandwidth meter. `close` flushes what is buffered (last_used_at, bandwidth) before exit.
  */
 export interface Hot {
   keys: KeyCache;
   perKey: Limiter;
   badKeys: Limiter;
   access: AccessCache;
+  files: FileCache;
   meter: BandwidthMeter;
+  reads: ReadCache;
   close(): Promise<void>;
 }
 
@@ -24,16 +28,20 @@ export function createHot(d: BaseDeps): Hot {
   const limiters = createLimiters(db, { redisUrl: config.hot.redisUrl, perKey: config.rateLimitPerMinute, badKeysPerIp: config.hot.invalidKeyLimitPerMinute });
   const meter = new BandwidthMeter(db, log);
   const access = new AccessCache(db, config.playback, config.hot.cdnAccessCacheMs, config.databaseUrl, log);
+  const files = new FileCache(d.storage, config.hot.cdnFileCacheBytes, config.hot.cdnAccessCacheMs, config.databaseUrl, log);
+  const reads = new ReadCache(config.databaseUrl, log, config.hot.readCacheMs);
   let closing: Promise<void> | undefined;
   return {
     keys,
     perKey: limiters.perKey,
     badKeys: limiters.badKeys,
     access,
+    files,
     meter,
+    reads,
     close() {
       closing ??= (async () => {
-        await Promise.allSettled([meter.close(), keys.close(), limiters.close(), access.close()]);
+        await Promise.allSettled([meter.close(), keys.close(), limiters.close(), access.close(), files.close(), reads.close()]);
       })();
       return closing;
     },

@@ -74,6 +74,8 @@ const schema = z.object({
   INVALID_KEY_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(20),
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
   CDN_ACCESS_CACHE_MS: z.coerce.number().int().min(0).default(2000),
+  READ_CACHE_MS: z.coerce.number().int().min(0).default(2000),
+  CDN_FILE_CACHE_MB: z.coerce.number().min(0).default(64),
   API_PROCESSES: z.coerce.number().int().min(1).default(1),
 
   WEBHOOK_RETRY_SCHEDULE: z.string().default('5s,5m,30m,2h,5h,10h,14h,20h,24h'),
@@ -171,7 +173,7 @@ export interface Config {
   bodyLimitBytes: number;
   playback: { keys: PlaybackKey[]; signingKid: string };
   rateLimitPerMinute: number;
-  hot: { redisUrl?: string; invalidKeyLimitPerMinute: number; keyCacheTtlMs: number; cdnAccessCacheMs: number; apiProcesses: number };
+  hot: { redisUrl?: string; invalidKeyLimitPerMinute: number; keyCacheTtlMs: number; cdnAccessCacheMs: number; cdnFileCacheBytes: number; readCacheMs: number; apiProcesses: number };
   webhooks: { retryScheduleMs: number[]; timeoutMs: number };
   allowLoopbackUrls: boolean;
   media: {
@@ -282,6 +284,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       invalidKeyLimitPerMinute: e.INVALID_KEY_LIMIT_PER_MINUTE,
       keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
       cdnAccessCacheMs: e.CDN_ACCESS_CACHE_MS,
+      readCacheMs: e.READ_CACHE_MS,
+      cdnFileCacheBytes: Math.floor(e.CDN_FILE_CACHE_MB * 1024 * 1024),
       apiProcesses: e.API_PROCESSES,
     },
     webhooks: { retryScheduleMs: parseDurationList(e.WEBHOOK_RETRY_SCHEDULE), timeoutMs: e.WEBHOOK_TIMEOUT_MS },

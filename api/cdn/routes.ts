@@ -2,6 +2,7 @@ import { pipeline } from 'node:stream/promises';
 import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import { exceededAllowance } from '../../lib/playback/bandwidth';
+import type { CachedFile } from '../../lib/playback/fileCache';
 import { mountPath } from '../../lib/playback/urls';
 import type { ByteRange } from '../../lib/storage';
 import type { Deps } from '../deps';
@@ -15,13 +16,50 @@ function cors(ctx: ParameterizedContext): void {
   ctx.set('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges, ETag');
 }
 
+function unsatisfiable(size: number): ApiError {
+  return new ApiError(416, 'range_not_satisfiable', `The range is outside the file's ${size} bytes`, undefined, { 'Content-Range': `bytes */${size}` });
+}
+
+/**
+ * The same answers as from storage (304, HEAD, 206, 200), from a file held in memory. Returns the
+ * body bytes it sends, for the bandwidth meter.
+ */
+function answerFromMemory(
+  ctx: ParameterizedContext,
+  file: CachedFile,
+  o: { rangeHeader: string; ifNoneMatch: string; found: (etag: string | undefined) => void },
+): number {
+  o.found(file.etag);
+  if (o.ifNoneMatch && file.etag && etagMatches(o.ifNoneMatch, file.etag)) {
+    ctx.status = 304;
+    return 0;
+  }
+  const size = file.body.length;
+  if (ctx.method === 'HEAD') {
+    ctx.status = 200;
+    ctx.length = size;
+    return 0;
+  }
+  const want = parseRange(o.rangeHeader, size);
+  if (want.kind === 'unsatisfiable') throw unsatisfiable(size);
+  if (want.kind === 'range') {
+    ctx.status = 206;
+    ctx.set('Content-Range', `bytes ${want.start}-${want.end}/${size}`);
+    ctx.body = file.body.subarray(want.start, want.end + 1);
+  } else {
+    ctx.status = 200;
+    ctx.body = file.body;
+  }
+  return (ctx.body as Buffer).length;
+}
+
 /**
  * `{cdn_url}/v/<vid_id | uuid | token>/<file>` (SPEC §7): key-less, streamed from storage, with
  * Range, CORS and caching a CDN in front can honour. Free workspaces stop at their bandwidth.
  */
 export function cdnRoutes(r: Router, deps: Deps): void {
   const base = `${mountPath(deps.config.cdnUrl)}/v/`;
-  const { meter, access: decisions } = deps.hot;
+  const { meter, access: decisions, files } = deps.hot;
   // SPEC §14 files (captions, downloads, storyboard, images) first; the rest falls through.
   outputCdnRoutes(r, deps, meter);
 
@@ -59,6 +97,13 @@ export function cdnRoutes(r: Router, deps: Deps): void {
     };
     const rangeHeader = ctx.get('range');
     const ifNoneMatch = ctx.get('if-none-match');
+    // A small file already in memory (lib/playback/fileCache.ts) answers without storage.
+    const cached = await files.get(video.id, key);
+    if (cached) {
+      const answered = answerFromMemory(ctx, cached, { rangeHeader, ifNoneMatch, found });
+      if (answered > 0) ctx.res.once('finish', () => meter.record(video.workspace_id, video.month, answered));
+      return;
+    }
     let range: ByteRange | undefined;
     // Plain GETs go straight to the stream; only conditional, ranged and HEAD requests stat first.
     if (rangeHeader || ifNoneMatch || ctx.method === 'HEAD') {
@@ -76,10 +121,7 @@ export function cdnRoutes(r: Router, deps: Deps): void {
         return;
       }
       const want = parseRange(rangeHeader, info.size);
-      if (want.kind === 'unsatisfiable') {
-        const headers = { 'Content-Range': `bytes */${info.size}` };
-        throw new ApiError(416, 'range_not_satisfiable', `The range is outside the file's ${info.size} bytes`, undefined, headers);
-      }
+      if (want.kind === 'unsatisfiable') throw unsatisfiable(info.size);
       if (want.kind === 'range') range = want;
     }
     const object = await deps.storage.get(key, range);

@@ -22,11 +22,6 @@ function asset(file: string, type: string, version?: string): Asset {
 
 const STATUS: Record<PageState, number> = { ready: 200, processing: 200, failed: 200, unavailable: 403, not_found: 404, forbidden: 403 };
 
-async function hasStoryboard(deps: Deps, videoId: string): Promise<boolean> {
-  const row = await deps.db('videos').where({ id: videoId }).first('storyboard_ready');
-  return Boolean(row?.storyboard_ready);
-}
-
 function flag(value: unknown, fallback: boolean): boolean {
   const v = Array.isArray(value) ? value[0] : value;
   if (typeof v !== 'string') return fallback;
@@ -99,7 +94,7 @@ export function playerRoutes(r: Router, deps: Deps): void {
       muted: flag(ctx.query.muted, autoplay),
       loop: flag(ctx.query.loop, false),
       // Seek previews (SPEC §14) once the storyboard exists: the player never asks for a missing one.
-      storyboard: (await hasStoryboard(deps, video.id)) ? `${deps.config.cdnUrl}/v/${subject}/storyboard.vtt` : undefined,
+      storyboard: video.storyboard_ready ? `${deps.config.cdnUrl}/v/${subject}/storyboard.vtt` : undefined,
     });
   });
 

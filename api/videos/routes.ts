@@ -1,10 +1,11 @@
 import type Router from '@koa/router';
 import { loadOutputs, type VideoOutputs } from '../../lib/outputs/read';
 import { loadRelations, type RenditionView, serializeVideo, VIDEO_WITH_RELATIONS, type VideoRow, type VideoWithRelations } from '../../lib/videos/read';
+import { parseVideoId } from '../../lib/ids';
 import { queryVideoState } from '../../lib/videos/workflow';
 import { retryUpdate, videoWorkflowId } from '../../workflows/defs';
 import type { Deps } from '../deps';
-import { conflict } from '../errors';
+import { conflict, notFound } from '../errors';
 import { auth } from '../middleware/auth';
 import { parseQuery } from '../middleware/validate';
 import { updateError } from '../upload/routes';
@@ -13,6 +14,11 @@ import { applyListQuery, encodeCursor, listQuery } from './list';
 
 /** One video in its read shape; while it is being processed the workflow's query supplies live state. */
 export async function readVideo(deps: Deps, row: VideoRow | VideoWithRelations) {
+  return (await readVideoState(deps, row)).body;
+}
+
+/** As readVideo, saying whether the workflow was asked (the answer is live, not the rows'). */
+async function readVideoState(deps: Deps, row: VideoRow | VideoWithRelations) {
   let rends: RenditionView[];
   let tagNames: string[];
   let outputs: VideoOutputs | undefined;
@@ -29,25 +35,40 @@ export async function readVideo(deps: Deps, row: VideoRow | VideoWithRelations) 
   // Ready videos may still be adding higher rungs; ask the workflow until the ladder is done.
   const working = row.status === 'processing' || row.status === 'pending_upload' || rends.some((r) => r.status === 'queued' || r.status === 'processing');
   const live = working ? await queryVideoState(deps.temporal, row.id) : undefined;
-  return serializeVideo(deps.config, row, rends, tagNames, live, outputs);
+  return { body: serializeVideo(deps.config, row, rends, tagNames, live, outputs), live: working };
 }
 
 export function videoRoutes(r: Router, deps: Deps): void {
+  // Both reads go through the per-process read cache (lib/videos/readCache.ts): the stored value
+  // is the JSON text, so a hit is neither a query nor a serialization.
   r.get('/videos', async (ctx) => {
     const params = parseQuery(ctx, listQuery);
-    const rows: VideoWithRelations[] = await applyListQuery(deps.db('videos as v').select(deps.db.raw(VIDEO_WITH_RELATIONS)), params, auth(ctx).workspaceId);
-    const page = rows.slice(0, params.limit);
-    const last = page[page.length - 1];
-    const hasMore = rows.length > params.limit;
-    ctx.body = {
-      data: page.map((v) => serializeVideo(deps.config, v, v.renditions, v.tags, undefined, { statics: v.statics, captions: v.captions })),
-      has_more: hasMore,
-      next_cursor: hasMore && last ? encodeCursor(last.created_at_text, last.id) : null,
-    };
+    const ws = auth(ctx).workspaceId;
+    ctx.type = 'application/json';
+    ctx.body = await deps.hot.reads.get(ws, null, `list?${ctx.querystring}`, async () => {
+      const rows: VideoWithRelations[] = await applyListQuery(deps.db('videos as v').select(deps.db.raw(VIDEO_WITH_RELATIONS)), params, ws);
+      const page = rows.slice(0, params.limit);
+      const last = page[page.length - 1];
+      const hasMore = rows.length > params.limit;
+      const body = {
+        data: page.map((v) => serializeVideo(deps.config, v, v.renditions, v.tags, undefined, { statics: v.statics, captions: v.captions })),
+        has_more: hasMore,
+        next_cursor: hasMore && last ? encodeCursor(last.created_at_text, last.id) : null,
+      };
+      return { body: JSON.stringify(body), cache: true };
+    });
   });
 
   r.get('/videos/:id', async (ctx) => {
-    ctx.body = await readVideo(deps, await findVideoRead(ctx, deps, ctx.params.id));
+    const uuid = parseVideoId(ctx.params.id);
+    if (!uuid) throw notFound('Video');
+    ctx.type = 'application/json';
+    ctx.body = await deps.hot.reads.get(auth(ctx).workspaceId, uuid, uuid, async () => {
+      const row = await findVideoRead(ctx, deps, uuid);
+      const { body, live } = await readVideoState(deps, row);
+      // A video still being processed reads its workflow's live state: never cached.
+      return { body: JSON.stringify(body), cache: !live };
+    });
   });
 
   r.post('/videos/:id/retry', async (ctx) => {

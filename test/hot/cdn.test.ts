@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { BandwidthMeter, monthOf } from '../../lib/playback/bandwidth';
 import { createLogger } from '../../lib/logger';
+import { keys } from '../../lib/storage';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
-import { binary, readyVideo } from '../playback/helpers';
+import { binary, readyVideo, waitUntil } from '../playback/helpers';
 
 type Video = Awaited<ReturnType<typeof readyVideo>>;
 
@@ -60,6 +61,34 @@ describe('hot: CDN caching', function () {
       assert.equal((await cdn(`${pub.id}/${pub.rung}/seg_00000.ts`)).status, 403);
     } finally {
       await s.patch(`/v1/videos/${pub.id}`, { visibility: 'public' }).expect(200);
+    }
+  });
+
+  it('small files are answered from memory (same bytes, ETag and ranges) until the video changes', async () => {
+    const seg = `${pub.id}/${pub.rung}/seg_00000.ts`;
+    const ws = (await s.db('videos').where({ id: pub.uuid }).first('workspace_id')).workspace_id;
+    const key = `${keys.rendition(ws, pub.uuid, pub.rung)}seg_00000.ts`;
+    const original = (await cdn(seg)).body as Buffer;
+    try {
+      const full = await cdn(seg); // from memory now
+      assert.deepEqual(full.body, original);
+      const part = await cdn(seg, { Range: 'bytes=10-99' });
+      assert.equal(part.status, 206);
+      assert.equal(part.headers['content-range'], `bytes 10-99/${original.length}`);
+      assert.deepEqual(part.body, original.subarray(10, 100));
+      assert.deepEqual((await cdn(seg, { Range: 'bytes=-16' })).body, original.subarray(original.length - 16));
+      assert.equal((await cdn(seg, { Range: `bytes=${original.length}-` })).status, 416);
+      // Storage changes behind the cache's back (no trigger fires): memory still answers...
+      await s.storage.put(key, Buffer.from('not the segment'));
+      assert.deepEqual((await cdn(seg)).body, original, 'the file was read from storage again: not cached');
+      // ...until the video changes (the playback trigger), then storage is read again.
+      const t0 = Date.now();
+      await s.db('videos').where({ id: pub.uuid }).update({ title: 'retitled' });
+      await waitUntil(async () => String((await cdn(seg)).body) === 'not the segment', 'the changed file served after the notification');
+      assert.ok(Date.now() - t0 < 1000, `storage read again only after ${Date.now() - t0} ms: the TTL, not the notification`);
+    } finally {
+      await s.storage.put(key, original);
+      await s.db('videos').where({ id: pub.uuid }).update({ title: 'public clip' });
     }
   });
 
