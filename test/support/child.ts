@@ -34,8 +34,8 @@ export function spawnWorker(env: Record<string, string>, roles = 'transcode'): {
 }
 
 /** An API server in its own process on `env.PORT`, as a second machine behind a proxy would run it. */
-export async function spawnApi(env: Record<string, string>): Promise<{ url: string; output: () => string; kill: (signal?: NodeJS.Signals) => Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'api', 'server.ts')], {
+export async function spawnApi(env: Record<string, string>, nodeArgs: string[] = []): Promise<{ url: string; output: () => string; kill: (signal?: NodeJS.Signals) => Promise<void> }> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(root, 'api', 'server.ts')], {
     cwd: root,
     env: { ...process.env, ...env, HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL === 'silent' ? 'warn' : (env.LOG_LEVEL ?? 'warn') },
     detached: true,
