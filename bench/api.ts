@@ -10,7 +10,10 @@
  * Needs what the tests need: Postgres (DATABASE_URL, default 127.0.0.1:5432), the Temporal CLI
  * and versitygw (built by ./scripts/test into ~/.cache/vidhost/tools).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import type { Client } from '@temporalio/client';
@@ -96,6 +99,21 @@ async function apiProcess(stack: Stack, env: Record<string, string>, nodeArgs: s
   return { url: base, cdn: `${base}/cdn`, player: `${base}/player`, kill: () => api.kill() };
 }
 
+// A bare Koa app answering every GET with one buffer from memory: the floor for a response of a
+// segment's size, where the load generator itself (parsing the bodies) is the limit.
+const BYTES_SERVER = `
+const Koa = require('koa');
+const body = require('fs').readFileSync(process.argv[1]);
+const app = new Koa();
+app.use((ctx) => { ctx.type = 'video/mp2t'; ctx.body = body; });
+app.listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
+
+async function bytesServer(file: string): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, ['-e', BYTES_SERVER, file], { cwd: `${__dirname}/..`, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve) => child.stdout.once('data', (d) => resolve(String(d).trim())));
+  return { url: `http://127.0.0.1:${port}/`, stop: () => child.kill() };
+}
+
 async function readyVideo(stack: Stack, clip: string, key: string): Promise<{ id: string; rung: string; segment: string }> {
   const { id } = await uploadFormA({ ...stack, post: (p, b) => stack.post(p, b, key), get: (p) => stack.get(p, key) } as Stack, clip);
   const v = await waitForVideo({ ...stack, get: (p) => stack.get(p, key) } as Stack, id, allRenditionsReady, 300_000);
@@ -126,8 +144,11 @@ async function main(): Promise<void> {
   const api = await apiProcess(local, env, prof);
   const api3 = await apiProcess(s3, env);
   const cdn = `${api.cdn}/v/${vid.id}`;
-  const segBytes = (await fetch(`${cdn}/${vid.rung}/${vid.segment}`).then((r) => r.arrayBuffer())).byteLength;
-  console.log(`segment ${vid.rung}/${vid.segment}: ${segBytes.toLocaleString('en')} bytes`);
+  const segment = Buffer.from((await fetch(`${cdn}/${vid.rung}/${vid.segment}`).then((r) => r.arrayBuffer())) as ArrayBuffer);
+  console.log(`segment ${vid.rung}/${vid.segment}: ${segment.length.toLocaleString('en')} bytes`);
+  const segFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-seg-')), 'seg.ts');
+  fs.writeFileSync(segFile, segment);
+  const bytes = await bytesServer(segFile);
   const init = { method: 'POST' as const, headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ filename: 'b.mp4', size: 1000, content_type: 'video/mp4' }) };
 
   const routes: Array<[string, Load]> = [
@@ -153,6 +174,17 @@ async function main(): Promise<void> {
     console.log(`${Math.round(r.rps)} req/s${f ? ` (floor ${Math.round(f.rps)})` : ''}`);
     rows.push({ route, floor: f?.rps ?? r.rps, ...r });
   }
+  // Segments again, each against a bare Koa route sending the same bytes just before it.
+  const segRows: Array<{ route: string; floor: number } & Result> = [];
+  for (const [route, l] of routes.filter(([r]) => r.includes('segment') && r.includes(only))) {
+    process.stdout.write(`${route} vs the same bytes from a bare Koa route... `);
+    const f = await load({ url: bytes.url });
+    const r = await load(l);
+    console.log(`${Math.round(r.rps)} req/s (floor ${Math.round(f.rps)})`);
+    segRows.push({ route, floor: f.rps, ...r });
+  }
+  bytes.stop();
+
   process.stdout.write('Temporal workflow starts alone... ');
   const t = await temporalStarts(local.temporal);
   console.log(`${Math.round(t.rps)} starts/s`);
@@ -164,6 +196,15 @@ async function main(): Promise<void> {
   const n = (x: number) => Math.round(x).toLocaleString('en');
   for (const r of rows) {
     console.log(`| ${r.route} | ${n(r.rps)} | ${r.p99} ms | ${n(r.floor)} | ${(r.rps / r.floor).toFixed(2)}x | ${r.non2xx}/${r.errors} |`);
+  }
+  if (segRows.length) {
+    console.log('');
+    console.log(`Segments (${segment.length.toLocaleString('en')} bytes) against a bare Koa app sending the same bytes from memory, just before each:`);
+    console.log('| Route | req/s | p99 | same bytes, bare Koa | vs that floor | MB/s |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const r of segRows) {
+      console.log(`| ${r.route} | ${n(r.rps)} | ${r.p99} ms | ${n(r.floor)} | ${(r.rps / r.floor).toFixed(2)}x | ${((r.rps * segment.length) / 1e6).toFixed(0)} |`);
+    }
   }
   console.log('');
   console.log(`Temporal alone (${connections} concurrent workflow starts from one client, no API): ${n(t.rps)} starts/s, mean ${t.meanMs.toFixed(1)} ms each`);
