@@ -63,6 +63,7 @@ export function captionRoutes(r: Router, deps: Deps): void {
       return Boolean(before);
     });
     await republishMaster(db, storage, { workspaceId: ws, videoId: row.id });
+    deps.hot.files.dropVideo(row.id);
     const saved: CaptionRow = await db('captions').where({ video_id: row.id, language }).first();
     ctx.status = existed ? 200 : 201;
     ctx.body = { ...shape(saved), cues: parsed.cues };
@@ -75,6 +76,7 @@ export function captionRoutes(r: Router, deps: Deps): void {
     if (!n) throw notFound('Caption track');
     // The master stops naming the track before its files go, so no player is sent to a 404.
     await republishMaster(db, storage, { workspaceId: row.workspace_id, videoId: row.id });
+    deps.hot.files.dropVideo(row.id);
     await storage.deletePrefix(outputKeys.subtitleDir(row.workspace_id, row.id, language));
     ctx.status = 204;
   });

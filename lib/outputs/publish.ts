@@ -1,4 +1,5 @@
 import type { Db } from '../db';
+import { PLAYBACK_CHANNEL } from '../playback/accessCache';
 import { keys, type Storage } from '../storage';
 import type { CaptionRow } from './read';
 import { subtitleUri } from './keys';
@@ -23,10 +24,17 @@ export async function subtitleTracks(db: Db, videoId: string): Promise<SubtitleT
   return rows.map((c) => ({ language: c.language, label: c.label, isDefault: c.is_default, uri: subtitleUri(c.language) }));
 }
 
-/** The master as the pipeline built it, plus the captions in Postgres. Call inside withMasterLock. */
+/**
+ * The master as the pipeline built it, plus the captions in Postgres. Call inside withMasterLock.
+ * Every API process keeps small CDN files in memory (lib/playback/fileCache.ts): once the new
+ * text is in storage, the video's files are announced changed, so none serves the old master.
+ * (A row's notification alone could come before this write and be followed by a re-read of the
+ * old file.)
+ */
 export async function writeMaster(db: Db, storage: Storage, p: { workspaceId: string; videoId: string; text: string }): Promise<void> {
   const text = withSubtitles(p.text, await subtitleTracks(db, p.videoId));
   await storage.put(keys.master(p.workspaceId, p.videoId), text, { contentType: PLAYLIST_TYPE });
+  await db.raw('select pg_notify(?, ?)', [PLAYBACK_CHANNEL, `video:${p.videoId}`]);
 }
 
 /**

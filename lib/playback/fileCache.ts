@@ -88,8 +88,11 @@ export class FileCache {
    * bandwidth: they change access decisions, which are checked before a file is served, not files.)
    */
   private onNotify(payload: string): void {
-    if (!payload.startsWith('video:')) return;
-    const video = payload.slice('video:'.length);
+    if (payload.startsWith('video:')) this.dropVideo(payload.slice('video:'.length));
+  }
+
+  /** Forget a video's files (this process rewrote one: it need not wait for its notification). */
+  dropVideo(video: string): void {
     for (const [k, e] of this.entries) if (e.video === video) this.remove(k);
   }
 

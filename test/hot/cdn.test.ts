@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { BandwidthMeter, monthOf } from '../../lib/playback/bandwidth';
 import { createLogger } from '../../lib/logger';
+import { withMasterLock, writeMaster } from '../../lib/outputs/publish';
 import { keys } from '../../lib/storage';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
@@ -89,6 +90,21 @@ describe('hot: CDN caching', function () {
     } finally {
       await s.storage.put(key, original);
       await s.db('videos').where({ id: pub.uuid }).update({ title: 'public clip' });
+    }
+  });
+
+  it('a master playlist rewritten elsewhere (a worker, another API) is served fresh: writeMaster announces it', async () => {
+    const ws = (await s.db('videos').where({ id: pub.uuid }).first('workspace_id')).workspace_id;
+    const original = String((await cdn(`${pub.id}/master.m3u8`)).body);
+    assert.match(original, /#EXTM3U/);
+    try {
+      const t0 = Date.now();
+      // Not through this process's routes, so only the notification can drop the cached file.
+      await withMasterLock(s.db, pub.uuid, () => writeMaster(s.db, s.storage, { workspaceId: ws, videoId: pub.uuid, text: `${original}# rewritten\n` }));
+      await waitUntil(async () => String((await cdn(`${pub.id}/master.m3u8`)).body).includes('# rewritten'), 'the rewritten master served');
+      assert.ok(Date.now() - t0 < 1000, `the old master was served for ${Date.now() - t0} ms`);
+    } finally {
+      await s.storage.put(`${keys.master(ws, pub.uuid)}`, original, { contentType: 'application/vnd.apple.mpegurl' });
     }
   });
 
