@@ -35,5 +35,7 @@ declare module 'koa' {
     text?: string;
     auth?: AuthState;
     log?: Logger;
+    /** Adds bindings (key, workspace, person) to this request's log lines (api/middleware/request.ts). */
+    logAs?: (bindings: Record<string, string>) => void;
   }
 }

@@ -44,7 +44,7 @@ export function authenticate(hot: Hot): Middleware {
     for (const method of methods) if ((found = await method(ctx, hot))) break;
     if (!found) throw unauthorized();
     ctx.state.auth = found;
-    ctx.state.log = ctx.state.log?.child({ key: found.keyId, ws: found.workspaceId });
+    ctx.state.logAs?.({ key: found.keyId, ws: found.workspaceId });
     return next();
   };
 }

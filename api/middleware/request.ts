@@ -14,12 +14,18 @@ export function requestContext(log: Logger): Middleware {
     ctx.state.requestId = `req_${randomUUID().replace(/-/g, '')}`;
     ctx.set('X-Request-Id', ctx.state.requestId);
     let child: Logger | undefined;
+    const bindings: Record<string, string> = { req: ctx.state.requestId };
     Object.defineProperty(ctx.state, 'log', {
-      get: () => (child ??= log.child({ req: ctx.state.requestId })),
+      get: () => (child ??= log.child(bindings)),
       set: (v: Logger) => (child = v),
       configurable: true,
       enumerable: true,
     });
+    // Who the request acts for (key, workspace, person), added to its log lines once known.
+    ctx.state.logAs = (more: Record<string, string>) => {
+      if (child) child = child.child(more);
+      else Object.assign(bindings, more);
+    };
     try {
       await next();
     } finally {

@@ -65,7 +65,7 @@ export function sessionAuth(db: Db, publicBaseUrl: string): Middleware {
     const auth: AuthState = { keyId: `session:${session.personId}`, workspaceId: ws.id, access: 'full', plan: ws.plan };
     ctx.state.auth = auth;
     ctx.state.session = session;
-    ctx.state.log = ctx.state.log?.child({ person: session.personId, ws: ws.id });
+    ctx.state.logAs?.({ person: session.personId, ws: ws.id });
     return next();
   };
 }
