@@ -64,10 +64,13 @@ export class FileCache {
   }
 
   private async load(key: string): Promise<CachedFile | null> {
-    const info = await this.storage.head(key);
-    if (!info || info.size > this.maxFile) return null;
+    // One read: the size comes with the object; a file too big to keep is closed unread.
     const object = await this.storage.get(key);
     if (!object) return null;
+    if (object.size > this.maxFile) {
+      object.body.destroy();
+      return null;
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of object.body) chunks.push(chunk as Buffer);
     return { body: Buffer.concat(chunks), etag: object.etag };
