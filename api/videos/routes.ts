@@ -17,7 +17,7 @@ export async function readVideo(deps: Deps, row: VideoRow | VideoWithRelations) 
   return (await readVideoState(deps, row)).body;
 }
 
-/** As readVideo, saying whether the workflow was asked (the answer is live, not the rows'). */
+/** As readVideo, saying whether the video is still working (its state came from the workflow, not the rows). */
 async function readVideoState(deps: Deps, row: VideoRow | VideoWithRelations) {
   let rends: RenditionView[];
   let tagNames: string[];
@@ -35,7 +35,7 @@ async function readVideoState(deps: Deps, row: VideoRow | VideoWithRelations) {
   // Ready videos may still be adding higher rungs; ask the workflow until the ladder is done.
   const working = row.status === 'processing' || row.status === 'pending_upload' || rends.some((r) => r.status === 'queued' || r.status === 'processing');
   const live = working ? await queryVideoState(deps.temporal, row.id) : undefined;
-  return { body: serializeVideo(deps.config, row, rends, tagNames, live, outputs), live: working };
+  return { body: serializeVideo(deps.config, row, rends, tagNames, live, outputs), working };
 }
 
 export function videoRoutes(r: Router, deps: Deps): void {
@@ -65,9 +65,9 @@ export function videoRoutes(r: Router, deps: Deps): void {
     ctx.type = 'application/json';
     ctx.body = await deps.hot.reads.get(auth(ctx).workspaceId, uuid, uuid, async () => {
       const row = await findVideoRead(ctx, deps, uuid);
-      const { body, live } = await readVideoState(deps, row);
+      const { body, working } = await readVideoState(deps, row);
       // A video still being processed reads its workflow's live state: never cached.
-      return { body: JSON.stringify(body), cache: !live };
+      return { body: JSON.stringify(body), cache: !working };
     });
   });
 

@@ -50,17 +50,21 @@ export class FileCache {
     const hit = this.entries.get(key);
     if (hit && hit.expiresAt > now) return hit.file;
     if (hit) this.remove(key);
-    const entry: Entry = { file: this.load(key), expiresAt: now + this.ttlMs, video, bytes: 0 };
+    const entry: Entry = { file: Promise.resolve(null), expiresAt: now + this.ttlMs, video, bytes: 0 };
+    // Settles to null rather than rejecting, for this caller and any that share the read: a
+    // storage error is not remembered, and the route's own read reports it.
+    entry.file = this.load(key).then(
+      (file) => {
+        if (file && this.entries.get(key) === entry) this.account(key, entry, file.body.length);
+        return file;
+      },
+      () => {
+        if (this.entries.get(key) === entry) this.remove(key);
+        return null;
+      },
+    );
     this.entries.set(key, entry);
-    try {
-      const file = await entry.file;
-      if (file && this.entries.get(key) === entry) this.account(key, entry, file.body.length);
-      return file;
-    } catch {
-      // A storage error is not remembered: the route's own read reports it.
-      if (this.entries.get(key) === entry) this.remove(key);
-      return null;
-    }
+    return entry.file;
   }
 
   private async load(key: string): Promise<CachedFile | null> {

@@ -39,8 +39,8 @@ export class ReadCache {
   }
 
   /**
-   * The cached body for (`ws`, `key`), or `load`'s. `load` answers undefined for what must not be
-   * cached (a video still processing, whose state comes from its workflow).
+   * The cached body for (`ws`, `key`), or `load`'s. `load` says `cache: false` for what must not be
+   * kept (a video still processing, whose state comes from its workflow).
    */
   async get(ws: string, video: string | null, key: string, load: () => Promise<{ body: string; cache: boolean }>): Promise<string> {
     if (!this.listener?.connected) return (await load()).body;
@@ -53,7 +53,7 @@ export class ReadCache {
     } else if (hit) {
       this.remove(k);
     }
-    const epoch = `${this.epoch}.${this.epochs.get(ws) ?? 0}`;
+    const epoch = this.epochOf(ws);
     const loading = load();
     const entry: Entry = { body: loading.then((r) => (r.cache ? r.body : undefined)), expiresAt: now + this.ttlMs, ws, video, bytes: 0 };
     // Its failure (a 404, say) reaches this caller below; a waiter that shares it gets it too.
@@ -61,9 +61,11 @@ export class ReadCache {
     this.add(k, entry);
     try {
       const r = await loading;
-      const current = `${this.epoch}.${this.epochs.get(ws) ?? 0}`;
-      if (!r.cache || current !== epoch) this.entries.get(k) === entry && this.remove(k);
-      else this.account(k, entry, r.body.length * 2);
+      // Only an entry still in the map is counted (eviction or expiry may have taken it meanwhile).
+      if (this.entries.get(k) === entry) {
+        if (r.cache && this.epochOf(ws) === epoch) this.account(k, entry, r.body.length * 2);
+        else this.remove(k);
+      }
       return r.body;
     } catch (err) {
       if (this.entries.get(k) === entry) this.remove(k);
@@ -87,6 +89,10 @@ export class ReadCache {
       const e = this.entries.get(k);
       if (e && (e.video === null || e.video === video)) this.remove(k);
     }
+  }
+
+  private epochOf(ws: string): string {
+    return `${this.epoch}.${this.epochs.get(ws) ?? 0}`;
   }
 
   private bump(ws: string): void {
