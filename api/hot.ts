@@ -4,12 +4,13 @@ import { BandwidthMeter } from '../lib/playback/bandwidth';
 import { AccessCache } from '../lib/playback/accessCache';
 import { FileCache } from '../lib/playback/fileCache';
 import { ReadCache } from '../lib/videos/readCache';
+import { WorkflowStarter } from '../lib/videos/starts';
 import type { BaseDeps } from './deps';
 
 /**
  * The per-process state of the hot paths: key lookups cached with revocation pushed over
  * LISTEN/NOTIFY, limiters whose budgets every process shares, the CDN's access decisions and
- * small files, the video reads and the bandwidth meter. `close` flushes what is buffered (last_used_at, bandwidth) before exit.
+ * small files, the video reads, the bandwidth meter and the workflow start outbox. `close` flushes what is buffered (last_used_at, bandwidth) before exit.
  */
 export interface Hot {
   keys: KeyCache;
@@ -19,6 +20,8 @@ export interface Hot {
   files: FileCache;
   meter: BandwidthMeter;
   reads: ReadCache;
+  /** New videos' workflow starts, made after init answers (the start outbox). */
+  starts: WorkflowStarter;
   close(): Promise<void>;
 }
 
@@ -30,6 +33,7 @@ export function createHot(d: BaseDeps): Hot {
   const access = new AccessCache(db, config.playback, config.hot.cdnAccessCacheMs, config.databaseUrl, log);
   const files = new FileCache(d.storage, config.hot.cdnFileCacheBytes, config.hot.cdnAccessCacheMs, config.databaseUrl, log);
   const reads = new ReadCache(config.databaseUrl, log, config.hot.readCacheMs);
+  const starts = new WorkflowStarter(db, d.temporal, config, log);
   let closing: Promise<void> | undefined;
   return {
     keys,
@@ -39,9 +43,10 @@ export function createHot(d: BaseDeps): Hot {
     files,
     meter,
     reads,
+    starts,
     close() {
       closing ??= (async () => {
-        await Promise.allSettled([meter.close(), keys.close(), limiters.close(), access.close(), files.close(), reads.close()]);
+        await Promise.allSettled([meter.close(), keys.close(), limiters.close(), access.close(), files.close(), reads.close(), starts.close()]);
       })();
       return closing;
     },

@@ -1,8 +1,9 @@
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { randomToken } from '../../lib/ids';
 import { keys } from '../../lib/storage';
 import type { VideoRow } from '../../lib/videos/read';
+import { startPending } from '../../lib/videos/starts';
 import { completeUploadUpdate, type UploadObservation, videoWorkflowId } from '../../workflows/defs';
 import type { BaseDeps } from '../deps';
 import { badRequest, conflict } from '../errors';
@@ -46,7 +47,14 @@ export async function completeUpload(deps: BaseDeps, row: VideoRow): Promise<{ s
   if (row.status === 'failed') throw conflict('invalid_state', 'The video has failed; use POST /videos/{id}/retry');
   const observation = await observeUpload(deps, row);
   try {
-    const done = await deps.temporal.workflow.getHandle(videoWorkflowId(row.id)).executeUpdate(completeUploadUpdate, { args: [observation] });
+    const complete = () => deps.temporal.workflow.getHandle(videoWorkflowId(row.id)).executeUpdate(completeUploadUpdate, { args: [observation] });
+    // A client that uploads faster than the start outbox drains starts the workflow itself (or
+    // finds it started by the outbox meanwhile: the update is asked again either way).
+    const done = await complete().catch(async (err) => {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+      await startPending(deps.db, deps.temporal, row.id);
+      return complete();
+    });
     // The URL closes now, not when the workflow gets to write `processing` (SPEC §12).
     await deps.db('videos').where({ id: row.id }).whereNull('upload_closed_at').update({ upload_closed_at: deps.db.fn.now() });
     // A snapshot the workflow did not take (the upload was already completed) is not needed.

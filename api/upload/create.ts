@@ -4,11 +4,11 @@ import { newVideoUuid, randomToken } from '../../lib/ids';
 import { limitsOf } from '../../lib/plans';
 import { keys, sanitizeFilename } from '../../lib/storage';
 import { setVideoTags } from '../../lib/tags';
-import { startVideoWorkflow } from '../../lib/videos/workflow';
+import { enqueueStart } from '../../lib/videos/starts';
 import type { VideoSource } from '../../workflows/defs';
 import type { AuthState, Deps } from '../deps';
 import { assertFolderOf } from '../folders/assert';
-import { forbidden, unavailable } from '../errors';
+import { forbidden } from '../errors';
 import { visibility } from './schema';
 import type { MaxResolution } from '../../lib/media/cap';
 import type { Mp4Support } from '../../lib/outputs/options';
@@ -54,8 +54,9 @@ async function assertQuota(tx: Db, auth: AuthState, extra: number): Promise<void
 }
 
 /**
- * Creates the row and starts the video's workflow. If Temporal refuses, the row is removed again
- * so that no video exists without its workflow.
+ * Creates the row and, in the same transaction, the start of its workflow (the start outbox,
+ * lib/videos/starts.ts); the workflow is started right after the commit, off the request's path.
+ * So init costs one transaction, and a video accepted while Temporal is down starts when it is back.
  */
 export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Promise<CreatedVideo> {
   const { db, config } = deps;
@@ -90,13 +91,8 @@ export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Pro
       cors_origin: v.upload?.corsOrigin ?? null,
     });
     if (v.tags?.length) await setVideoTags(tx, auth.workspaceId, id, v.tags);
+    await enqueueStart(tx, config, { videoId: id, workspaceId: auth.workspaceId, storageKey, source: v.source, maxResolution: v.outputs?.max_resolution });
   });
-  try {
-    await startVideoWorkflow(deps.temporal, config, { videoId: id, workspaceId: auth.workspaceId, storageKey, source: v.source, maxResolution: v.outputs?.max_resolution });
-  } catch (err) {
-    await db('videos').where({ id }).delete();
-    deps.log.error({ err }, 'could not start the video workflow');
-    throw unavailable();
-  }
+  deps.hot.starts.kick(id);
   return { id, storageKey, filename, uploadKey };
 }

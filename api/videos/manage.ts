@@ -48,7 +48,7 @@ function reconstructInput(deps: Deps, row: VideoRow): VideoSource {
 async function requestDeletion(deps: Deps, row: VideoRow): Promise<void> {
   const { config, temporal } = deps;
   await temporal.workflow.signalWithStart('videoWorkflow', {
-    ...videoWorkflowOptions(config, { videoId: row.id, workspaceId: row.workspace_id, storageKey: row.storage_key, source: reconstructInput(deps, row) }, 'deleting'),
+    ...videoWorkflowOptions(config.temporal, { videoId: row.id, workspaceId: row.workspace_id, storageKey: row.storage_key, source: reconstructInput(deps, row) }, 'deleting'),
     signal: deleteVideoSignal,
     signalArgs: [],
   });

@@ -4,14 +4,17 @@ import type { MaxResolution } from '../media/cap';
 import { TIMED_OUT, within } from '../timeout';
 import { type VideoSource, type VideoState, type VideoWorkflowInput, VideoIdKey, videoStateQuery, VideoStatusKey, videoWorkflowId, WorkspaceIdKey } from '../../workflows/defs';
 
-type VideoRef = { videoId: string; workspaceId: string; storageKey: string; source: VideoSource; maxResolution?: MaxResolution };
+export type VideoRef = { videoId: string; workspaceId: string; storageKey: string; source: VideoSource; maxResolution?: MaxResolution };
+
+/** What of the configuration a video's workflow is started with: plain data, so it can wait in the start outbox. */
+export type WorkflowQueues = Pick<Config['temporal'], 'taskQueue' | 'transcodeQueue' | 'heartbeatTimeoutMs'>;
 
 /** Task queue, id, input and search attributes of a video's workflow, for start and signalWithStart alike. */
-export function videoWorkflowOptions(config: Config, p: VideoRef, status: string) {
+export function videoWorkflowOptions(q: WorkflowQueues, p: VideoRef, status: string) {
   return {
-    taskQueue: config.temporal.taskQueue,
+    taskQueue: q.taskQueue,
     workflowId: videoWorkflowId(p.videoId),
-    args: [{ ...p, transcodeQueue: config.temporal.transcodeQueue, tuning: { heartbeatTimeoutMs: config.temporal.heartbeatTimeoutMs } }] as [VideoWorkflowInput],
+    args: [{ ...p, transcodeQueue: q.transcodeQueue, tuning: { heartbeatTimeoutMs: q.heartbeatTimeoutMs } }] as [VideoWorkflowInput],
     typedSearchAttributes: [
       { key: VideoIdKey, value: p.videoId },
       { key: WorkspaceIdKey, value: p.workspaceId },
@@ -20,9 +23,8 @@ export function videoWorkflowOptions(config: Config, p: VideoRef, status: string
   };
 }
 
-export function startVideoWorkflow(temporal: Client, config: Config, p: VideoRef) {
-  return temporal.workflow.start('videoWorkflow', videoWorkflowOptions(config, p, p.source.kind === 'upload' ? 'pending_upload' : 'processing'));
-}
+/** The status a new video's workflow starts in. */
+export const initialStatus = (source: VideoSource) => (source.kind === 'upload' ? 'pending_upload' : 'processing');
 
 /** The workflow's live state, or undefined when it cannot answer quickly (reads fall back to Postgres). */
 export async function queryVideoState(temporal: Client, videoId: string, timeoutMs = 2000): Promise<VideoState | undefined> {

@@ -1,9 +1,20 @@
 import assert from 'node:assert/strict';
 import { makeClip } from '../support/media';
 import { onTeardown } from '../support/hooks';
-import { allReady, assertIntact, callRetrying, duplicateEvents, report, upload, waitVideo } from './flow';
+import { loadConfig } from '../../lib/config';
+import { createDb } from '../../lib/db';
+import { parseVideoId } from '../../lib/ids';
+import { allReady, assertIntact, callRetrying, duplicateEvents, report, sleep, upload, waitVideo } from './flow';
 import { startTemporalServer, type TemporalServer } from './services';
 import { startFaultStack, type FaultStack } from './stack';
+
+async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await sleep(200);
+  }
+}
 
 describe('faults: Temporal server restart', function () {
   this.timeout(300_000);
@@ -16,7 +27,7 @@ describe('faults: Temporal server restart', function () {
     s = await startFaultStack({ temporalAddress: temporal.address });
   });
 
-  it('SIGKILL of the dev server mid-encode, restart on the same SQLite file: reads keep answering from Postgres, writes get 503 + Retry-After, every video reaches ready', async () => {
+  it('SIGKILL of the dev server mid-encode, restart on the same SQLite file: reads keep answering from Postgres, uploads are still accepted, completes get 503 + Retry-After, every video reaches ready', async () => {
     const clip = await makeClip({ width: 320, height: 180, seconds: 12 });
     const ids = await Promise.all([0, 1, 2].map(() => upload(s, clip)));
     // One more whose upload is complete but not yet confirmed: its completion needs Temporal.
@@ -32,33 +43,43 @@ describe('faults: Temporal server restart', function () {
     }
     const list = await s.call('GET', '/v1/videos?limit=10');
     assert.equal(list.status, 200, JSON.stringify(list.body));
-    const init = await s.call('POST', '/v1/upload/init', { filename: 'x.mp4', size: 1000, content_type: 'video/mp4' });
-    assert.equal(init.status, 503, JSON.stringify(init.body));
-    assert.equal(init.body.error.code, 'temporarily_unavailable');
-    assert.match(String(init.headers.get('retry-after')), /^\d+$/);
+    // An upload accepted during the outage: init writes the workflow's start to the outbox and
+    // answers; the bytes go to storage; only completing it needs Temporal.
+    const accepted = await upload(s, clip, { complete: false });
     const complete = await s.call('POST', '/v1/upload/complete', { video_id: late });
     assert.equal(complete.status, 503, JSON.stringify(complete.body));
+    assert.equal(complete.body.error.code, 'temporarily_unavailable');
     assert.match(String(complete.headers.get('retry-after')), /^\d+$/);
     const ready = await fetch(`${s.apis[0].url}/readyz`);
     assert.equal(ready.status, 503);
     assert.equal((await ready.json()).checks.temporal.ok, false);
     const fiveHundreds = s.seen.slice(during).filter((x) => x.status >= 500 && x.status !== 503);
     assert.deepEqual(fiveHundreds, [], 'no 5xx but 503 during the outage');
-    // The refused init left no video behind.
-    const listed = (await s.call('GET', '/v1/videos?limit=100')).body.data as Array<{ id: string }>;
-    assert.equal(listed.length, 4, 'only the four videos created before the outage');
+    const listed = (await s.call('GET', '/v1/videos?limit=100')).body.data as Array<{ id: string; status: string }>;
+    assert.equal(listed.length, 5, 'the four videos from before the outage and the one accepted during it');
+    assert.equal(listed.find((v) => v.id === accepted)?.status, 'pending_upload');
+    const db = createDb(loadConfig(s.env).databaseUrl, 1);
+    onTeardown(() => db.destroy());
+    const uuid = parseVideoId(accepted)!;
+    // The API tried the start and is backing off; the row waits for Temporal.
+    await until(async () => ((await db('video_workflow_starts').where({ video_id: uuid }).first('attempts'))?.attempts ?? 0) >= 1, 20_000, 'a failed start attempt recorded');
 
     await temporal.start();
-    const done = await callRetrying(s, 'POST', '/v1/upload/complete', { video_id: late });
-    assert.ok([200, 202].includes(done.status), JSON.stringify(done.body));
-    for (const id of [...ids, late]) await waitVideo(s, id, allReady, 180_000);
-    for (const id of [...ids, late]) await assertIntact(s, id);
+    // The outbox starts the accepted video's workflow by itself (a sweep after its backoff) ...
+    await until(async () => !(await db('video_workflow_starts').where({ video_id: uuid }).first()), 90_000, 'the pending start made once Temporal is back');
+    // ... and completing its upload then finds the workflow.
+    for (const id of [late, accepted]) {
+      const done = await callRetrying(s, 'POST', '/v1/upload/complete', { video_id: id });
+      assert.ok([200, 202].includes(done.status), JSON.stringify(done.body));
+    }
+    for (const id of [...ids, late, accepted]) await waitVideo(s, id, allReady, 180_000);
+    for (const id of [...ids, late, accepted]) await assertIntact(s, id);
     assert.ok(
       s.workers.every((w) => w.child.exitCode === null && w.child.signalCode === null),
       `the worker rode out the outage: ${s.workers.map((w) => w.output()).join('\n')}`,
     );
     const fiveXX = s.seen.filter((x) => x.status >= 500 && x.status !== 503).length;
     assert.equal(fiveXX, 0);
-    report('Temporal dev server SIGKILL + restart', { inFlight: 5, lost: 0, duplicateEvents: await duplicateEvents(s), fiveXX });
+    report('Temporal dev server SIGKILL + restart', { inFlight: 6, lost: 0, duplicateEvents: await duplicateEvents(s), fiveXX });
   });
 });
