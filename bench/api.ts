@@ -121,6 +121,22 @@ async function readyVideo(stack: Stack, clip: string, key: string): Promise<{ id
   return { id, rung, segment: 'seg_00000.ts' };
 }
 
+const videoCount = async (s: Stack) => Number((await s.db('videos').count({ n: '*' }).first())?.n ?? 0);
+
+/** What init left for the start outbox when the load stopped, and how long the starts took to catch up. */
+async function drainOutbox(s: Stack, created: number): Promise<{ created: number; backlog: number; drainMs: number }> {
+  const pending = async () => Number((await s.db('video_workflow_starts').count({ n: '*' }).first())?.n ?? 0);
+  const backlog = await pending();
+  const retried = Number((await s.db('video_workflow_starts').where('attempts', '>', 0).count({ n: '*' }).first())?.n ?? 0);
+  if (retried) console.log(`(${retried} of them after a failed attempt)`);
+  const t0 = performance.now();
+  while ((await pending()) > 0) {
+    if (performance.now() - t0 > 300_000) throw new Error('the start outbox did not drain in 5 minutes');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { created, backlog, drainMs: performance.now() - t0 };
+}
+
 async function main(): Promise<void> {
   const clip = await makeClip({ width: 426, height: 240, seconds: 12 });
   // Bench traffic must not be rate limited: it measures the path, not the budget.
@@ -141,7 +157,9 @@ async function main(): Promise<void> {
   }
   // --profile <dir>: the measured API processes write V8 CPU profiles there when they stop.
   const prof = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${process.argv[process.argv.indexOf('--profile') + 1]}`] : [];
-  const api = await apiProcess(local, env, prof);
+  // --api-processes N: the measured API as a node:cluster of N processes (API_PROCESSES), as production may run it.
+  const processes = arg('api-processes', 1);
+  const api = await apiProcess(local, { ...env, API_PROCESSES: String(processes) }, prof);
   const api3 = await apiProcess(s3, env);
   const cdn = `${api.cdn}/v/${vid.id}`;
   const segment = Buffer.from((await fetch(`${cdn}/${vid.rung}/${vid.segment}`).then((r) => r.arrayBuffer())) as ArrayBuffer);
@@ -165,14 +183,17 @@ async function main(): Promise<void> {
   // The machine is shared: each route is measured right after its own /healthz run, and its
   // ratio is against that adjacent floor.
   const rows: Array<{ route: string; floor: number } & Result> = [];
+  let outbox: Awaited<ReturnType<typeof drainOutbox>> | undefined;
   // --only <text>: just the routes whose name contains it (the floor always runs).
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : '';
   for (const [route, l] of routes.filter(([r], i) => i === 0 || r.includes(only))) {
     process.stdout.write(`${route}... `);
     const f = route === routes[0][0] ? undefined : await load(routes[0][1]);
+    const before = route.includes('upload/init') ? await videoCount(local) : 0;
     const r = await load(l);
     console.log(`${Math.round(r.rps)} req/s${f ? ` (floor ${Math.round(f.rps)})` : ''}`);
     rows.push({ route, floor: f?.rps ?? r.rps, ...r });
+    if (route.includes('upload/init')) outbox = await drainOutbox(local, (await videoCount(local)) - before);
   }
   // Segments again, each against a bare Koa route sending the same bytes just before it.
   const segRows: Array<{ route: string; floor: number } & Result> = [];
@@ -205,6 +226,14 @@ async function main(): Promise<void> {
     for (const r of segRows) {
       console.log(`| ${r.route} | ${n(r.rps)} | ${r.p99} ms | ${n(r.floor)} | ${(r.rps / r.floor).toFixed(2)}x | ${((r.rps * segment.length) / 1e6).toFixed(0)} |`);
     }
+  }
+  if (outbox) {
+    console.log('');
+    console.log(
+      `POST /v1/upload/init's workflow starts (the start outbox): ${n(outbox.created)} videos created in ${seconds} s; ` +
+        `${n(outbox.backlog)} starts still waiting when the load stopped, all made ${(outbox.drainMs / 1000).toFixed(1)} s later ` +
+        `(${n(outbox.created / (seconds + outbox.drainMs / 1000))} starts/s overall)`,
+    );
   }
   console.log('');
   console.log(`Temporal alone (${connections} concurrent workflow starts from one client, no API): ${n(t.rps)} starts/s, mean ${t.meanMs.toFixed(1)} ms each`);

@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -34,8 +35,13 @@ export class LocalStorage implements Storage {
   constructor(
     private readonly root: string,
     private readonly publicBaseUrl: string,
-    private readonly secret: Uint8Array,
-  ) {}
+    secret: Uint8Array,
+  ) {
+    this.key = createSecretKey(secret);
+  }
+
+  /** Imported once: jose imports raw bytes on every sign and verify otherwise. */
+  private readonly key: KeyObject;
 
   private file(key: string): string {
     assertSafeKey(key);
@@ -50,7 +56,7 @@ export class LocalStorage implements Storage {
       .setProtectedHeader({ alg: 'HS256', typ: 'upload' })
       .setIssuedAt()
       .setExpirationTime(Math.floor(Date.now() / 1000) + opts.expiresIn)
-      .sign(this.secret);
+      .sign(this.key);
     return {
       url: `${this.publicBaseUrl}/storage/upload/${token}`,
       method: 'PUT',
@@ -62,7 +68,7 @@ export class LocalStorage implements Storage {
   /** Verifies an upload token; throws the 403 a bad or expired URL deserves. */
   async verifyUploadToken(token: string): Promise<UploadClaims> {
     try {
-      const { payload, protectedHeader } = await jwtVerify(token, this.secret, { algorithms: ['HS256'] });
+      const { payload, protectedHeader } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
       if (protectedHeader.typ !== 'upload') throw new Error('wrong token type');
       return payload as unknown as UploadClaims;
     } catch (err) {

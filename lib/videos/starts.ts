@@ -6,8 +6,8 @@ import type { Logger } from '../logger';
 import { initialStatus, type VideoRef, videoWorkflowOptions, type WorkflowQueues } from './workflow';
 
 /**
- * The start outbox (migration workflow_start_outbox). A new video's workflow start is written in
- * the transaction that creates the video, and made after the client has its answer:
+ * The start outbox (migration workflow_start_outbox). A new video's workflow start is written by
+ * the statement that creates the video, and made after the client has its answer:
  *
  * - the process that created the video starts it at once (`kick`), in batches, so `POST
  *   /upload/init` costs one transaction instead of a Temporal round trip, and an init while
@@ -22,7 +22,7 @@ import { initialStatus, type VideoRef, videoWorkflowOptions, type WorkflowQueues
  */
 
 /** What a row holds: plain data, rebuilt into the start options by whoever makes the start. */
-interface PendingStart {
+export interface PendingStart {
   ref: VideoRef;
   status: string;
   queues: WorkflowQueues;
@@ -43,11 +43,13 @@ const BATCH = 50;
 /** The Temporal cluster a row is for: a process only starts rows of the cluster it talks to. */
 export const startTarget = (config: Config) => `${config.temporal.address}/${config.temporal.namespace}`;
 
-/** Writes the start of a new video's workflow in the transaction that creates the video. */
-export async function enqueueStart(tx: Db, config: Config, ref: VideoRef): Promise<void> {
+/**
+ * The outbox row of a new video's workflow start, for the statement that creates the video
+ * (vidhost_create_video, which writes it under the creator's lease).
+ */
+export function pendingStart(config: Config, ref: VideoRef): { target: string; start: PendingStart; leaseMs: number } {
   const { taskQueue, transcodeQueue, heartbeatTimeoutMs } = config.temporal;
-  const start: PendingStart = { ref, status: initialStatus(ref.source), queues: { taskQueue, transcodeQueue, heartbeatTimeoutMs } };
-  await tx(TABLE).insert({ video_id: ref.videoId, target: startTarget(config), start, next_attempt_at: tx.raw(`now() + interval '${LEASE_MS} milliseconds'`) });
+  return { target: startTarget(config), start: { ref, status: initialStatus(ref.source), queues: { taskQueue, transcodeQueue, heartbeatTimeoutMs } }, leaseMs: LEASE_MS };
 }
 
 type Outcome = 'started' | 'failed';
@@ -109,9 +111,9 @@ export async function startPending(db: Db, temporal: Client, videoId: string): P
 
 /** The per-process side of the outbox: starts what this process created, and sweeps what others left. */
 export class WorkflowStarter {
-  private readonly pending = new Set<string>();
+  private readonly pending = new Map<string, PendingStart>();
   private inFlight = 0;
-  private readonly batches = new Set<Promise<void>>();
+  private readonly batches = new Set<Promise<unknown>>();
   private readonly sweepTimer: NodeJS.Timeout;
   private sweeping: Promise<void> | undefined;
   private closed = false;
@@ -128,20 +130,24 @@ export class WorkflowStarter {
     }, sweepMs).unref();
   }
 
-  /** Call after the transaction that wrote the start has committed. */
-  kick(videoId: string): void {
+  /** Call after the statement that wrote the start has committed, with what it wrote. */
+  kick(videoId: string, start: PendingStart): void {
     if (this.closed) return;
-    this.pending.add(videoId);
+    this.pending.set(videoId, start);
     this.pump();
   }
 
   /** Up to two batches in flight; what arrives meanwhile waits and goes in the next one. */
   private pump(): void {
     while (this.inFlight < 2 && this.pending.size && !this.closed) {
-      const ids = [...this.pending].slice(0, BATCH);
-      for (const id of ids) this.pending.delete(id);
+      const rows: Row[] = [];
+      for (const [video_id, start] of this.pending) {
+        if (rows.length === BATCH) break;
+        rows.push({ video_id, start, attempts: 0 });
+        this.pending.delete(video_id);
+      }
       this.inFlight++;
-      const p = this.startIds(ids)
+      const p = startRows(this.db, this.temporal, this.log, rows)
         .catch((err) => this.log.warn({ err }, 'workflow start batch failed; the sweep will retry'))
         .finally(() => {
           this.inFlight--;
@@ -150,11 +156,6 @@ export class WorkflowStarter {
         });
       this.batches.add(p);
     }
-  }
-
-  private async startIds(ids: string[]): Promise<void> {
-    const rows: Row[] = await this.db(TABLE).whereIn('video_id', ids).select('video_id', 'start', 'attempts');
-    await startRows(this.db, this.temporal, this.log, rows);
   }
 
   /** Takes due rows of this cluster (skipping ones another process holds) under a fresh lease, and starts them. */

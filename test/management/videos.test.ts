@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { makeClip } from '../support/media';
-import { allRenditionsReady, putFile, uploadFormA, waitForVideo } from '../support/flow';
+import { allRenditionsReady, putFile, uploadFormA, waitForVideo, workflowRunning } from '../support/flow';
 import { startStack, type Stack } from '../support/stack';
 import { eventually, ffmpegProcesses, testEnv, videoObjects } from './helpers';
 
@@ -173,6 +173,8 @@ describe('Video management: PATCH and DELETE', function () {
     it('still deletes when the workflow is no longer running (signalWithStart)', async () => {
       const id = await pendingVideo();
       const uuid = uuidOf(id);
+      // The workflow is started just after init answers (the start outbox): lose it once it runs.
+      await workflowRunning(s, uuid);
       await s.temporal.workflow.getHandle(`video-${uuid}`).terminate('test: lost workflow');
       assert.equal((await s.del(`/v1/videos/${id}`)).status, 204);
       await assertGone(id);

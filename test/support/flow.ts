@@ -77,3 +77,18 @@ export async function waitForDeletion(stack: Pick<Stack, 'temporal'>, uuid: stri
   }
   throw new Error(`video-${uuid} did not finish deleting in ${timeoutMs} ms`);
 }
+
+/** Until the video's workflow exists: it is started just after init answers (the start outbox, lib/videos/starts.ts). */
+export async function workflowRunning(stack: Pick<Stack, 'temporal'>, uuid: string, timeoutMs = 10_000): Promise<void> {
+  const handle = stack.temporal.workflow.getHandle(`video-${uuid}`);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const running = await handle.describe().then(
+      (d) => d.status.name === 'RUNNING',
+      () => false,
+    );
+    if (running) return;
+    if (Date.now() > deadline) throw new Error(`video-${uuid} not running after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
