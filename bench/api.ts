@@ -63,6 +63,25 @@ async function load(l: Load): Promise<Result> {
 }
 
 /**
+ * The same load through wrk (Debian's `wrk`, C, one thread), which reads bodies without parsing
+ * them: where autocannon's own core is the limit (segments) it shows what the server can do.
+ * Undefined when wrk is not installed (`apt-get install wrk`).
+ */
+async function loadWrk(url: string): Promise<Result | undefined> {
+  try {
+    const { stdout } = await run('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', url], { maxBuffer: 1 << 20 });
+    const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
+    const m = /99%\s+([\d.]+)(us|ms|s)/.exec(stdout);
+    const p99 = m ? Number(m[1]) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[m[2]] : NaN;
+    const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0);
+    return { rps, p99: Math.round(p99 * 10) / 10, non2xx, errors: 0 };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/**
  * Temporal's own ceiling for what `POST /upload/init` asks of it: `connections` concurrent
  * workflow starts for `seconds`, from this process, on a task queue no worker polls (the runs are
  * terminated afterwards). Reported beside the route so its share is visible.
@@ -204,6 +223,21 @@ async function main(): Promise<void> {
     console.log(`${Math.round(r.rps)} req/s (floor ${Math.round(f.rps)})`);
     segRows.push({ route, floor: f.rps, ...r });
   }
+  // Segments once more through wrk: the API's /healthz, the bare same-bytes app and each segment path.
+  const wrkRows: Array<{ route: string } & Result> = [];
+  const segRoutes = routes.filter(([r]) => r.includes('segment') && r.includes(only));
+  if (segRoutes.length && !process.argv.includes('--no-wrk')) {
+    for (const [route, url] of [['/healthz (floor)', routes[0][1].url], ['same bytes, bare Koa', bytes.url], ...segRoutes.map(([r, l]) => [r, l.url])] as Array<[string, string]>) {
+      process.stdout.write(`wrk: ${route}... `);
+      const r = await loadWrk(url);
+      if (!r) {
+        console.log('wrk is not installed (apt-get install wrk); skipped');
+        break;
+      }
+      console.log(`${Math.round(r.rps)} req/s`);
+      wrkRows.push({ route, ...r });
+    }
+  }
   bytes.stop();
 
   process.stdout.write('Temporal workflow starts alone... ');
@@ -225,6 +259,18 @@ async function main(): Promise<void> {
     console.log('|---|---:|---:|---:|---:|---:|');
     for (const r of segRows) {
       console.log(`| ${r.route} | ${n(r.rps)} | ${r.p99} ms | ${n(r.floor)} | ${(r.rps / r.floor).toFixed(2)}x | ${((r.rps * segment.length) / 1e6).toFixed(0)} |`);
+    }
+  }
+  if (wrkRows.length > 1) {
+    const floor = wrkRows[0].rps;
+    const same = wrkRows[1].rps;
+    console.log('');
+    console.log(`Segments through wrk (${connections} connections, ${seconds} s each, in this order):`);
+    console.log('| Route | req/s | p99 | vs /healthz | vs same bytes, bare Koa | MB/s |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    for (const r of wrkRows) {
+      const mb = r.route.includes('healthz') ? '' : ((r.rps * segment.length) / 1e6).toFixed(0);
+      console.log(`| ${r.route} | ${n(r.rps)} | ${r.p99} ms | ${(r.rps / floor).toFixed(2)}x | ${r.route.includes('healthz') ? '' : `${(r.rps / same).toFixed(2)}x`} | ${mb} |`);
     }
   }
   if (outbox) {
