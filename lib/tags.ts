@@ -1,9 +1,12 @@
 import type { Knex } from 'knex';
 import { newId } from './ids';
 
+/** A video's tag names as stored: trimmed, blanks dropped, each once. */
+export const uniqueTagNames = (names: string[]): string[] => [...new Set(names.map((n) => n.trim()).filter(Boolean))];
+
 /** Replaces a video's tags by name, creating missing tags in the workspace. */
 export async function setVideoTags(tx: Knex, workspaceId: string, videoId: string, names: string[]): Promise<void> {
-  const unique = [...new Set(names.map((n) => n.trim()).filter(Boolean))];
+  const unique = uniqueTagNames(names);
   await tx('video_tags').where({ video_id: videoId }).delete();
   if (unique.length === 0) return;
   await tx('tags')

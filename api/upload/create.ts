@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { newId, newVideoUuid, randomToken } from '../../lib/ids';
 import { limitsOf } from '../../lib/plans';
 import { keys, sanitizeFilename } from '../../lib/storage';
+import { uniqueTagNames } from '../../lib/tags';
 import { pendingStart } from '../../lib/videos/starts';
 import type { VideoSource } from '../../workflows/defs';
 import type { AuthState, Deps } from '../deps';
@@ -81,7 +82,7 @@ export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Pro
     upload_protocol: protocol,
     cors_origin: v.upload?.corsOrigin ?? null,
   };
-  const tags = [...new Set((v.tags ?? []).map((n) => n.trim()).filter(Boolean))].map((name) => ({ id: newId('tag'), name }));
+  const tags = uniqueTagNames(v.tags ?? []).map((name) => ({ id: newId('tag'), name }));
   const quota = limitsOf(auth.plan).storageBytes;
   const start = pendingStart(config, { videoId: id, workspaceId: auth.workspaceId, storageKey, source: v.source, maxResolution: v.outputs?.max_resolution });
   try {

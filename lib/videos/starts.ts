@@ -31,11 +31,10 @@ export interface PendingStart {
 interface Row {
   video_id: string;
   start: PendingStart;
-  attempts: number;
 }
 
 const TABLE = 'video_workflow_starts';
-/** How long the creating process has to make the start before a sweep may (and the retry backoff's cap). */
+/** How long the creating (or sweeping) process has to make the start before a sweep may take it. */
 const LEASE_MS = 5_000;
 const MAX_BACKOFF_MS = 60_000;
 const BATCH = 50;
@@ -67,10 +66,10 @@ async function startOne(temporal: Client, s: PendingStart): Promise<Outcome> {
 
 /**
  * Starts rows and settles them: a start made drops its row, a failed one backs off
- * (1 s, 2 s, 4 s … 60 s) for the next sweep. Returns how many were started.
+ * (1 s, 2 s, 4 s … 60 s, counted by the row's `attempts`) for the next sweep.
  */
-async function startRows(db: Db, temporal: Client, log: Logger, rows: Row[]): Promise<number> {
-  if (!rows.length) return 0;
+async function startRows(db: Db, temporal: Client, log: Logger, rows: Row[]): Promise<void> {
+  if (!rows.length) return;
   let firstErr: unknown;
   const outcomes = await Promise.all(
     rows.map((r) =>
@@ -94,7 +93,6 @@ async function startRows(db: Db, temporal: Client, log: Logger, rows: Row[]): Pr
         next_attempt_at: db.raw(`now() + least(${MAX_BACKOFF_MS}, 1000 * power(2, least(attempts, 16))) * interval '1 millisecond'`),
       });
   }
-  return started.length;
 }
 
 /**
@@ -113,7 +111,7 @@ export async function startPending(db: Db, temporal: Client, videoId: string): P
 export class WorkflowStarter {
   private readonly pending = new Map<string, PendingStart>();
   private inFlight = 0;
-  private readonly batches = new Set<Promise<unknown>>();
+  private readonly batches = new Set<Promise<void>>();
   private readonly sweepTimer: NodeJS.Timeout;
   private sweeping: Promise<void> | undefined;
   private closed = false;
@@ -143,7 +141,7 @@ export class WorkflowStarter {
       const rows: Row[] = [];
       for (const [video_id, start] of this.pending) {
         if (rows.length === BATCH) break;
-        rows.push({ video_id, start, attempts: 0 });
+        rows.push({ video_id, start });
         this.pending.delete(video_id);
       }
       this.inFlight++;
@@ -168,7 +166,7 @@ export class WorkflowStarter {
              from (select video_id from ${TABLE} where target = ? and next_attempt_at <= now()
                    order by next_attempt_at limit ${BATCH} for update skip locked) due
             where s.video_id = due.video_id
-           returning s.video_id, s.start, s.attempts`,
+           returning s.video_id, s.start`,
           [startTarget(this.config)],
         )) as { rows: Row[] };
         if (!rows.length) return;
