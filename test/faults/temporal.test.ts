@@ -4,17 +4,10 @@ import { onTeardown } from '../support/hooks';
 import { loadConfig } from '../../lib/config';
 import { createDb } from '../../lib/db';
 import { parseVideoId } from '../../lib/ids';
-import { allReady, assertIntact, callRetrying, duplicateEvents, report, sleep, upload, waitVideo } from './flow';
+import { until } from '../support/flow';
+import { allReady, assertIntact, callRetrying, duplicateEvents, report, upload, waitVideo } from './flow';
 import { startTemporalServer, type TemporalServer } from './services';
 import { startFaultStack, type FaultStack } from './stack';
-
-async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await sleep(200);
-  }
-}
 
 describe('faults: Temporal server restart', function () {
   this.timeout(300_000);
@@ -62,11 +55,11 @@ describe('faults: Temporal server restart', function () {
     onTeardown(() => db.destroy());
     const uuid = parseVideoId(accepted)!;
     // The API tried the start and is backing off; the row waits for Temporal.
-    await until(async () => ((await db('video_workflow_starts').where({ video_id: uuid }).first('attempts'))?.attempts ?? 0) >= 1, 20_000, 'a failed start attempt recorded');
+    await until(async () => ((await db('video_workflow_starts').where({ video_id: uuid }).first('attempts'))?.attempts ?? 0) >= 1, 20_000, 'a failed start attempt recorded', 200);
 
     await temporal.start();
     // The outbox starts the accepted video's workflow by itself (a sweep after its backoff) ...
-    await until(async () => !(await db('video_workflow_starts').where({ video_id: uuid }).first()), 90_000, 'the pending start made once Temporal is back');
+    await until(async () => !(await db('video_workflow_starts').where({ video_id: uuid }).first()), 90_000, 'the pending start made once Temporal is back', 200);
     // ... and completing its upload then finds the workflow.
     for (const id of [late, accepted]) {
       const done = await callRetrying(s, 'POST', '/v1/upload/complete', { video_id: id });

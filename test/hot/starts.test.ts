@@ -8,7 +8,7 @@ import type { Config } from '../../lib/config';
 import { videoPublicId } from '../../lib/ids';
 import { createLogger } from '../../lib/logger';
 import { startPending } from '../../lib/videos/starts';
-import { allRenditionsReady, waitForVideo } from '../support/flow';
+import { allRenditionsReady, until, waitForVideo } from '../support/flow';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
 
@@ -41,13 +41,6 @@ describe('hot: workflow starts through the outbox', function () {
     }
   };
   const pendingRow = (uuid: string) => s.db('video_workflow_starts').where({ video_id: uuid }).first();
-  const until = async (check: () => Promise<boolean>, ms: number, what: string) => {
-    const deadline = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-      await sleep(50);
-    }
-  };
   /**
    * A video created as init creates it, by a process that dies right after the commit: its
    * starter never makes the start (`config` may name another Temporal cluster).

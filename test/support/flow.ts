@@ -78,17 +78,21 @@ export async function waitForDeletion(stack: Pick<Stack, 'temporal'>, uuid: stri
   throw new Error(`video-${uuid} did not finish deleting in ${timeoutMs} ms`);
 }
 
-/** Until the video's workflow exists: it is started just after init answers (the start outbox, lib/videos/starts.ts). */
-export async function workflowRunning(stack: Pick<Stack, 'temporal'>, uuid: string, timeoutMs = 10_000): Promise<void> {
-  const handle = stack.temporal.workflow.getHandle(`video-${uuid}`);
+/** Polls `check` every `everyMs` until it holds; fails naming `what` after `timeoutMs`. */
+export async function until(check: () => Promise<boolean>, timeoutMs: number, what: string, everyMs = 50): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const running = await handle.describe().then(
-      (d) => d.status.name === 'RUNNING',
-      () => false,
-    );
-    if (running) return;
-    if (Date.now() > deadline) throw new Error(`video-${uuid} not running after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** Until the video's workflow exists: it is started just after init answers (the start outbox, lib/videos/starts.ts). */
+export function workflowRunning(stack: Pick<Stack, 'temporal'>, uuid: string, timeoutMs = 10_000): Promise<void> {
+  const handle = stack.temporal.workflow.getHandle(`video-${uuid}`);
+  return until(
+    () => handle.describe().then((d) => d.status.name === 'RUNNING', () => false),
+    timeoutMs,
+    `video-${uuid} running`,
+  );
 }
