@@ -24,6 +24,8 @@ class SharedConnection {
   private readonly listening = new Set<string>();
   private retryMs = 100;
   private timer: NodeJS.Timeout | undefined;
+  /** LISTENs go one at a time: a pg client must not be handed a query while one is running. */
+  private queue: Promise<void> = Promise.resolve();
   readonly subs = new Set<Subscriber>();
 
   constructor(
@@ -53,8 +55,14 @@ class SharedConnection {
   }
 
   /** LISTEN on the subscriber's channel if this connection does not yet, then trust it. */
-  private async subscribe(sub: Subscriber): Promise<void> {
+  private subscribe(sub: Subscriber): Promise<void> {
     const c = this.client;
+    this.queue = this.queue.then(() => this.listenOn(c, sub));
+    return this.queue;
+  }
+
+  private async listenOn(c: pg.Client | undefined, sub: Subscriber): Promise<void> {
+    if (c !== this.client || !this.subs.has(sub)) return;
     try {
       if (!this.listening.has(sub.channel)) {
         await c!.query(`LISTEN ${pg.escapeIdentifier(sub.channel)}`);
