@@ -110,6 +110,8 @@ export async function startPending(db: Db, temporal: Client, videoId: string): P
 /** The per-process side of the outbox: starts what this process created, and sweeps what others left. */
 export class WorkflowStarter {
   private readonly pending = new Map<string, PendingStart>();
+  /** Ids in a batch this process is starting now. */
+  private readonly starting = new Set<string>();
   private inFlight = 0;
   private readonly batches = new Set<Promise<void>>();
   private readonly sweepTimer: NodeJS.Timeout;
@@ -145,7 +147,7 @@ export class WorkflowStarter {
         this.pending.delete(video_id);
       }
       this.inFlight++;
-      const p = startRows(this.db, this.temporal, this.log, rows)
+      const p = this.startBatch(rows)
         .catch((err) => this.log.warn({ err }, 'workflow start batch failed; the sweep will retry'))
         .finally(() => {
           this.inFlight--;
@@ -153,6 +155,15 @@ export class WorkflowStarter {
           this.pump();
         });
       this.batches.add(p);
+    }
+  }
+
+  private async startBatch(rows: Row[]): Promise<void> {
+    for (const r of rows) this.starting.add(r.video_id);
+    try {
+      await startRows(this.db, this.temporal, this.log, rows);
+    } finally {
+      for (const r of rows) this.starting.delete(r.video_id);
     }
   }
 
@@ -170,7 +181,11 @@ export class WorkflowStarter {
           [startTarget(this.config)],
         )) as { rows: Row[] };
         if (!rows.length) return;
-        await startRows(this.db, this.temporal, this.log, rows);
+        // Under a burst of inits, rows wait in this process longer than their lease. The sweep
+        // takes those over (its update renewed their lease) rather than start them a second
+        // time, and leaves alone the ones a batch of this process is starting now.
+        for (const r of rows) this.pending.delete(r.video_id);
+        await this.startBatch(rows.filter((r) => !this.starting.has(r.video_id)));
         if (rows.length < BATCH) return;
       }
     } catch (err) {

@@ -5,9 +5,9 @@ import type { Hot } from '../../api/hot';
 import type { Deps } from '../../api/deps';
 import { createVideo } from '../../api/upload/create';
 import type { Config } from '../../lib/config';
-import { videoPublicId } from '../../lib/ids';
+import { parseVideoId, videoPublicId } from '../../lib/ids';
 import { createLogger } from '../../lib/logger';
-import { startPending } from '../../lib/videos/starts';
+import { startPending, WorkflowStarter } from '../../lib/videos/starts';
 import { allRenditionsReady, until, waitForVideo } from '../support/flow';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
@@ -61,7 +61,7 @@ describe('hot: workflow starts through the outbox', function () {
 
   it('init answers, then its own process starts the workflow and drops the row', async () => {
     const init = await s.post('/v1/upload/init', { filename: 'a.mp4', size: 1000, content_type: 'video/mp4' }).expect(201);
-    const uuid = init.body.video_id.replace(/^vid_(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+    const uuid = parseVideoId(init.body.video_id)!;
     await until(async () => (await workflowStatus(uuid))?.status === 'RUNNING', 10_000, 'the workflow running');
     await until(async () => !(await pendingRow(uuid)), 5_000, 'the outbox row dropped');
   });
@@ -74,7 +74,8 @@ describe('hot: workflow starts through the outbox', function () {
     assert.equal(await workflowStatus(v.id), undefined, 'nothing started it');
     await s.db('video_workflow_starts').where({ video_id: v.id }).update({ next_attempt_at: s.db.fn.now() });
     await until(async () => (await workflowStatus(v.id))?.status === 'RUNNING', 10_000, 'the swept start');
-    assert.equal(await pendingRow(v.id), undefined);
+    // The sweep drops the row once Temporal has answered the start, a moment after the run exists.
+    await until(async () => !(await pendingRow(v.id)), 5_000, 'the swept row dropped');
   });
 
   it('completing an upload whose workflow the outbox has not started yet starts it, and the video gets ready', async () => {
@@ -96,6 +97,44 @@ describe('hot: workflow starts through the outbox', function () {
     await s.db('video_workflow_starts').insert({ ...row, next_attempt_at: new Date(Date.now() - 1000) });
     await until(async () => !(await pendingRow(v.id)), 10_000, 'the repeated start settled');
     assert.deepEqual(await workflowStatus(v.id), first, 'the same run, not a new one');
+  });
+
+  it('a start still waiting in its creating process when its lease lapses is made once, by the sweep', async () => {
+    // Rows for a cluster of their own, so only the starter made here takes them; its client
+    // makes real starts but holds the ones in `held` until released, counting every call.
+    const config = { ...s.config, temporal: { ...s.config.temporal, address: '127.0.0.1:2' } };
+    const calls = new Map<string, number>();
+    const held = new Set<string>();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const temporal = {
+      workflow: {
+        start: async (name: string, opts: { workflowId: string }) => {
+          calls.set(opts.workflowId, (calls.get(opts.workflowId) ?? 0) + 1);
+          if (held.has(opts.workflowId)) await gate;
+          return s.temporal.workflow.start(name as never, opts as never);
+        },
+      },
+    } as unknown as Stack['temporal'];
+    const starter = new WorkflowStarter(s.db, temporal, config, createLogger('silent'), 100);
+    try {
+      const vs = [await createdByADeadProcess(config), await createdByADeadProcess(config), await createdByADeadProcess(config)];
+      const rows = await Promise.all(vs.map((v) => pendingRow(v.id)));
+      for (const v of vs.slice(0, 2)) held.add(`video-${v.id}`);
+      // Two batches in flight (held), the third start waits in the process's memory...
+      for (const [i, v] of vs.entries()) starter.kick(v.id, rows[i].start);
+      // ...past the lease every row was written with.
+      await s.db('video_workflow_starts').whereIn('video_id', vs.map((v) => v.id)).update({ next_attempt_at: s.db.fn.now() });
+      await until(async () => (await workflowStatus(vs[2].id))?.status === 'RUNNING', 10_000, 'the waiting start made by the sweep');
+      await sleep(300); // more sweeps, while the first two are still being started
+      release();
+      await until(async () => (await s.db('video_workflow_starts').whereIn('video_id', vs.map((v) => v.id))).length === 0, 10_000, 'every row dropped');
+      for (const v of vs) assert.equal((await workflowStatus(v.id))?.status, 'RUNNING');
+      assert.deepEqual(vs.map((v) => calls.get(`video-${v.id}`)), [1, 1, 1], 'each start made once');
+    } finally {
+      release();
+      await starter.close();
+    }
   });
 
   it("rows for another Temporal cluster are not this deployment's to start", async () => {
