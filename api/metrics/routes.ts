@@ -1,5 +1,6 @@
 import type Router from '@koa/router';
-import { registry, videosByStatus } from '../../lib/metrics/registry';
+import { registry, videosByStatus, workflowStartOldestSeconds, workflowStartsPending, workflowStartsRetrying } from '../../lib/metrics/registry';
+import { startTarget } from '../../lib/videos/starts';
 import type { Deps } from '../deps';
 
 /** `GET /metrics`, Prometheus text. Key-less like /healthz: keep it off the public edge. */
@@ -13,6 +14,16 @@ export function metricsRoutes(r: Router, deps: Deps): void {
     videosByStatus.reset();
     for (const status of ['pending_upload', 'processing', 'ready', 'failed']) videosByStatus.set({ status }, 0);
     for (const row of rows) videosByStatus.set({ status: row.status }, Number(row.n));
+    // The start outbox: a backlog that grows or ages means Temporal is not taking starts.
+    const { rows: outbox } = await deps.db.raw(
+      `select count(*) as n, count(*) filter (where attempts > 0) as retrying,
+              coalesce(extract(epoch from now() - min(created_at)), 0) as oldest
+         from video_workflow_starts where target = ?`,
+      [startTarget(deps.config)],
+    );
+    workflowStartsPending.set(Number(outbox[0].n));
+    workflowStartsRetrying.set(Number(outbox[0].retrying));
+    workflowStartOldestSeconds.set(Number(outbox[0].oldest));
     ctx.type = registry.contentType;
     ctx.body = await registry.metrics();
   });

@@ -35,6 +35,25 @@ export const videosByStatus = new client.Gauge({
   registers: [registry],
 });
 
+/** The start outbox (lib/videos/starts.ts) for this deployment's Temporal cluster, read at scrape time. */
+export const workflowStartsPending = new client.Gauge({
+  name: 'vidhost_workflow_starts_pending',
+  help: "New videos whose workflow start is still in the start outbox (this deployment's Temporal cluster)",
+  registers: [registry],
+});
+
+export const workflowStartsRetrying = new client.Gauge({
+  name: 'vidhost_workflow_starts_retrying',
+  help: 'Of those, starts that failed at least once and wait for their backoff (last_error says why)',
+  registers: [registry],
+});
+
+export const workflowStartOldestSeconds = new client.Gauge({
+  name: 'vidhost_workflow_start_oldest_seconds',
+  help: 'Age of the oldest start still in the outbox (0 when it is empty)',
+  registers: [registry],
+});
+
 export const transcodeSeconds = new client.Histogram({
   name: 'vidhost_transcode_seconds',
   help: 'Wall time of one rendition (encode and upload), by rung',

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import request from 'supertest';
 import { spawnWorker } from '../support/child';
-import { uploadFormA, waitForVideo } from '../support/flow';
+import { parseVideoId } from '../../lib/ids';
+import { until, uploadFormA, waitForVideo } from '../support/flow';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
 
@@ -66,6 +67,29 @@ describe('GET /metrics', function () {
     assert.ok(sum(after, 'vidhost_videos', { status: 'ready' }) >= 1);
     assert.ok(sum(after, 'vidhost_transcode_seconds_count') > sum(before, 'vidhost_transcode_seconds_count'));
     assert.ok(sum(after, 'vidhost_transcode_speed_ratio_count', { rung: '180p' }) >= 1, [...after.keys()].filter((k) => k.includes('speed')).join('\n'));
+  });
+
+  it("reports the start outbox's backlog, its retries and its oldest start's age", async () => {
+    const empty = await scrape();
+    assert.equal(sum(empty, 'vidhost_workflow_starts_pending'), 0);
+    assert.equal(sum(empty, 'vidhost_workflow_start_oldest_seconds'), 0);
+    // A start waiting a minute after two failures, as if Temporal had refused it.
+    const init = await s.post('/v1/upload/init', { filename: 'a.mp4', size: 1000, content_type: 'video/mp4' }).expect(201);
+    const uuid = parseVideoId(init.body.video_id)!;
+    const outboxRow = () => s.db('video_workflow_starts').where({ video_id: uuid }).first();
+    await until(async () => !(await outboxRow()), 10_000, "init's own start made");
+    const target = `${s.config.temporal.address}/${s.config.temporal.namespace}`;
+    const row = { video_id: uuid, target, start: JSON.stringify({}), attempts: 2, last_error: 'refused', created_at: new Date(Date.now() - 60_000), next_attempt_at: new Date(Date.now() + 600_000) };
+    await s.db('video_workflow_starts').insert(row);
+    try {
+      const after = await scrape();
+      assert.equal(sum(after, 'vidhost_workflow_starts_pending'), 1);
+      assert.equal(sum(after, 'vidhost_workflow_starts_retrying'), 1);
+      const oldest = sum(after, 'vidhost_workflow_start_oldest_seconds');
+      assert.ok(oldest >= 60 && oldest < 120, `oldest ${oldest} s`);
+    } finally {
+      await s.db('video_workflow_starts').where({ video_id: uuid }).delete();
+    }
   });
 
   it('a worker process serves its own metrics and the Temporal SDK\'s on METRICS_PORT', async () => {
