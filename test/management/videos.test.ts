@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { parseVideoId } from '../../lib/ids';
 import { makeClip } from '../support/media';
 import { allRenditionsReady, putFile, uploadFormA, waitForVideo, workflowRunning } from '../support/flow';
 import { startStack, type Stack } from '../support/stack';
 import { eventually, ffmpegProcesses, testEnv, videoObjects } from './helpers';
 
-const uuidOf = (id: string) => id.replace(/^vid_(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+const uuidOf = (id: string) => parseVideoId(id)!;
 
 describe('Video management: PATCH and DELETE', function () {
   let s: Stack;

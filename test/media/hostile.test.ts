@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { parseVideoId } from '../../lib/ids';
 import { detectBwrap } from '../../lib/media/tools';
 import { probe } from '../../lib/media/probe';
 import { rlimitsFor, DEFAULT_LIMITS } from '../../lib/media/limits';
@@ -131,7 +132,7 @@ describe('hostile media (issue 9, SPEC §12)', function () {
     assert.deepEqual(wrong, []);
     assert.deepEqual(loop.hits, [], 'the loopback server was contacted');
     // Refused at once: no retries for a poisoned input.
-    const bomb = await stack.temporal.workflow.getHandle(`video-${String(ids[11]).replace(/^vid_/, '').replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5')}`).fetchHistory();
+    const bomb = await stack.temporal.workflow.getHandle(`video-${parseVideoId(String(ids[11]))}`).fetchHistory();
     const attempts = (bomb.events ?? []).filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes?.attempt ?? 1);
     assert.ok(attempts.every((a) => a === 1), `retried: ${attempts.join(',')}`);
   });
