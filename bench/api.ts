@@ -63,21 +63,33 @@ async function load(l: Load): Promise<Result> {
 }
 
 /**
- * The same load through wrk (Debian's `wrk`, C, one thread), which reads bodies without parsing
- * them: where autocannon's own core is the limit (segments) it shows what the server can do.
- * Undefined when wrk is not installed (`apt-get install wrk`).
+ * The same load through h2load (nghttp2's load generator, Debian's `nghttp2-client`, C, one
+ * thread, HTTP/1.1), which reads bodies in large chunks without parsing them: where autocannon's
+ * (and wrk's 8 KB reads') own core is the limit (segments) it shows what the server can do.
+ * p99 comes from its per-request log. Undefined when h2load is not installed.
  */
-async function loadWrk(url: string): Promise<Result | undefined> {
+async function loadH2(url: string): Promise<Result | undefined> {
+  const log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-h2load-')), 'requests.log');
   try {
-    const { stdout } = await run('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', url], { maxBuffer: 1 << 20 });
-    const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]);
-    const m = /99%\s+([\d.]+)(us|ms|s)/.exec(stdout);
-    const p99 = m ? Number(m[1]) * ({ us: 0.001, ms: 1, s: 1000 } as Record<string, number>)[m[2]] : NaN;
-    const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0);
-    return { rps, p99: Math.round(p99 * 10) / 10, non2xx, errors: 0 };
+    const { stdout } = await run('h2load', ['--h1', '-t1', `-c${connections}`, `-D${seconds}`, `--log-file=${log}`, url], { maxBuffer: 1 << 20 });
+    const rps = Number(/finished in [\d.]+s, ([\d.]+) req\/s/.exec(stdout)?.[1]);
+    const codes = /status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(stdout);
+    const failed = Number(/(\d+) failed, (\d+) errored, (\d+) timeout/.exec(stdout)?.[1] ?? 0);
+    // Each line: start (µs since the run began), status, time taken (µs).
+    const took = fs
+      .readFileSync(log, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => Number(l.split('\t')[2]))
+      .sort((a, b) => a - b);
+    const p99 = took.length ? took[Math.floor(took.length * 0.99)] / 1000 : NaN;
+    const non2xx = codes ? Number(codes[2]) + Number(codes[3]) + Number(codes[4]) : 0;
+    return { rps, p99: Math.round(p99 * 10) / 10, non2xx, errors: failed };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
+  } finally {
+    fs.rmSync(path.dirname(log), { recursive: true, force: true });
   }
 }
 
@@ -178,8 +190,10 @@ async function main(): Promise<void> {
   const prof = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${process.argv[process.argv.indexOf('--profile') + 1]}`] : [];
   // --api-processes N: the measured API as a node:cluster of N processes (API_PROCESSES), as production may run it.
   const processes = arg('api-processes', 1);
-  const api = await apiProcess(local, { ...env, API_PROCESSES: String(processes) }, prof);
-  const api3 = await apiProcess(s3, env);
+  // --api-node-args "<flags>": V8/Node flags for the measured API process (e.g. GC tuning).
+  const nodeArgs = process.argv.includes('--api-node-args') ? process.argv[process.argv.indexOf('--api-node-args') + 1].split(/\s+/).filter(Boolean) : [];
+  const api = await apiProcess(local, { ...env, API_PROCESSES: String(processes) }, [...prof, ...nodeArgs]);
+  const api3 = await apiProcess(s3, env, [...prof, ...nodeArgs]);
   const cdn = `${api.cdn}/v/${vid.id}`;
   const segment = Buffer.from((await fetch(`${cdn}/${vid.rung}/${vid.segment}`).then((r) => r.arrayBuffer())) as ArrayBuffer);
   console.log(`segment ${vid.rung}/${vid.segment}: ${segment.length.toLocaleString('en')} bytes`);
@@ -198,44 +212,61 @@ async function main(): Promise<void> {
     [`CDN ${vid.rung} segment (S3)`, { url: `${api3.cdn}/v/${vid3.id}/${vid3.rung}/${vid3.segment}` }],
     ['player page', { url: `${api.player}/embed/${vid.id}` }],
     ['POST /v1/upload/init', { url: `${api.url}/v1/upload/init`, ...init }],
+    // The same on the S3 driver, whose upload URL is an AWS SigV4 presign rather than a local token.
+    ['POST /v1/upload/init (S3)', { url: `${api3.url}/v1/upload/init`, ...init, headers: { ...init.headers, Authorization: `Bearer ${ws3.fullKey}` } }],
   ];
   // The machine is shared: each route is measured right after its own /healthz run, and its
   // ratio is against that adjacent floor.
   const rows: Array<{ route: string; floor: number } & Result> = [];
-  let outbox: Awaited<ReturnType<typeof drainOutbox>> | undefined;
+  const outboxes: Array<{ route: string } & Awaited<ReturnType<typeof drainOutbox>>> = [];
   // --only <text>: just the routes whose name contains it (the floor always runs).
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : '';
   for (const [route, l] of routes.filter(([r], i) => i === 0 || r.includes(only))) {
     process.stdout.write(`${route}... `);
     const f = route === routes[0][0] ? undefined : await load(routes[0][1]);
-    const before = route.includes('upload/init') ? await videoCount(local) : 0;
+    const stack = route.includes('(S3)') ? s3 : local;
+    const before = route.includes('upload/init') ? await videoCount(stack) : 0;
     const r = await load(l);
     console.log(`${Math.round(r.rps)} req/s${f ? ` (floor ${Math.round(f.rps)})` : ''}`);
     rows.push({ route, floor: f?.rps ?? r.rps, ...r });
-    if (route.includes('upload/init')) outbox = await drainOutbox(local, (await videoCount(local)) - before);
+    if (route.includes('upload/init')) outboxes.push({ route, ...(await drainOutbox(stack, (await videoCount(stack)) - before)) });
   }
   // Segments again, each against a bare Koa route sending the same bytes just before it.
+  const segRoutes = routes.filter(([r]) => r.includes('segment') && r.includes(only));
   const segRows: Array<{ route: string; floor: number } & Result> = [];
-  for (const [route, l] of routes.filter(([r]) => r.includes('segment') && r.includes(only))) {
+  for (const [route, l] of segRoutes) {
     process.stdout.write(`${route} vs the same bytes from a bare Koa route... `);
     const f = await load({ url: bytes.url });
     const r = await load(l);
     console.log(`${Math.round(r.rps)} req/s (floor ${Math.round(f.rps)})`);
     segRows.push({ route, floor: f.rps, ...r });
   }
-  // Segments once more through wrk: the API's /healthz, the bare same-bytes app and each segment path.
-  const wrkRows: Array<{ route: string } & Result> = [];
-  const segRoutes = routes.filter(([r]) => r.includes('segment') && r.includes(only));
-  if (segRoutes.length && !process.argv.includes('--no-wrk')) {
-    for (const [route, url] of [['/healthz (floor)', routes[0][1].url], ['same bytes, bare Koa', bytes.url], ...segRoutes.map(([r, l]) => [r, l.url])] as Array<[string, string]>) {
-      process.stdout.write(`wrk: ${route}... `);
-      const r = await loadWrk(url);
-      if (!r) {
-        console.log('wrk is not installed (apt-get install wrk); skipped');
-        break;
+  // Segments once more through h2load: the bare same-bytes app and each segment path, each right
+  // after its own /healthz run, `--repeat N` times (default 3) round robin; the table gives the
+  // median ratio, since the floor alone moves ±20 % between runs on this kind of machine.
+  const h2Rows: Array<{ route: string; floor: number; ratios: number[] } & Result> = [];
+  const repeat = arg('repeat', 3);
+  if (segRoutes.length && !process.argv.includes('--no-h2load')) {
+    const targets = [['same bytes, bare Koa', bytes.url], ...segRoutes.map(([r, l]) => [r, l.url])] as Array<[string, string]>;
+    const runs = new Map<string, Array<{ floor: number } & Result>>(targets.map(([r]) => [r, []]));
+    h2: for (let i = 0; i < repeat; i++) {
+      for (const [route, url] of targets) {
+        process.stdout.write(`h2load (${i + 1}/${repeat}): ${route}... `);
+        const f = await loadH2(routes[0][1].url);
+        const r = f && (await loadH2(url));
+        if (!f || !r) {
+          console.log('h2load is not installed (apt-get install nghttp2-client); skipped');
+          break h2;
+        }
+        console.log(`${Math.round(r.rps)} req/s (floor ${Math.round(f.rps)})`);
+        runs.get(route)!.push({ floor: f.rps, ...r });
       }
-      console.log(`${Math.round(r.rps)} req/s`);
-      wrkRows.push({ route, ...r });
+    }
+    for (const [route, rs] of runs) {
+      if (!rs.length) continue;
+      const byRatio = [...rs].sort((x, y) => x.rps / x.floor - y.rps / y.floor);
+      const mid = byRatio[Math.floor(byRatio.length / 2)];
+      h2Rows.push({ route, ...mid, ratios: byRatio.map((x) => x.rps / x.floor) });
     }
   }
   bytes.stop();
@@ -261,22 +292,23 @@ async function main(): Promise<void> {
       console.log(`| ${r.route} | ${n(r.rps)} | ${r.p99} ms | ${n(r.floor)} | ${(r.rps / r.floor).toFixed(2)}x | ${((r.rps * segment.length) / 1e6).toFixed(0)} |`);
     }
   }
-  if (wrkRows.length > 1) {
-    const floor = wrkRows[0].rps;
-    const same = wrkRows[1].rps;
+  if (h2Rows.length > 1) {
+    // Each row is its median round, so its ratio is that round's.
+    const same = h2Rows[0].rps / h2Rows[0].floor;
     console.log('');
-    console.log(`Segments through wrk (${connections} connections, ${seconds} s each, in this order):`);
-    console.log('| Route | req/s | p99 | vs /healthz | vs same bytes, bare Koa | MB/s |');
-    console.log('|---|---:|---:|---:|---:|---:|');
-    for (const r of wrkRows) {
-      const mb = r.route.includes('healthz') ? '' : ((r.rps * segment.length) / 1e6).toFixed(0);
-      console.log(`| ${r.route} | ${n(r.rps)} | ${r.p99} ms | ${(r.rps / floor).toFixed(2)}x | ${r.route.includes('healthz') ? '' : `${(r.rps / same).toFixed(2)}x`} | ${mb} |`);
+    console.log(`Segments through h2load (${connections} connections, ${seconds} s each, ${repeat} rounds; each ratio against a /healthz run just before it; the median run shown):`);
+    console.log('| Route | req/s | p99 | /healthz just before | vs /healthz (median) | every round | vs same bytes, bare Koa | MB/s | non-2xx/errors |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const r of h2Rows) {
+      const ratio = r.rps / r.floor;
+      const all = r.ratios.map((x) => x.toFixed(2)).join(', ');
+      console.log(`| ${r.route} | ${n(r.rps)} | ${r.p99} ms | ${n(r.floor)} | ${ratio.toFixed(2)}x | ${all} | ${(ratio / same).toFixed(2)}x | ${((r.rps * segment.length) / 1e6).toFixed(0)} | ${r.non2xx}/${r.errors} |`);
     }
   }
-  if (outbox) {
+  for (const outbox of outboxes) {
     console.log('');
     console.log(
-      `POST /v1/upload/init's workflow starts (the start outbox): ${n(outbox.created)} videos created in ${seconds} s; ` +
+      `${outbox.route}: its workflow starts (the start outbox): ${n(outbox.created)} videos created in ${seconds} s; ` +
         `${n(outbox.backlog)} starts still waiting when the load stopped, all made ${(outbox.drainMs / 1000).toFixed(1)} s later ` +
         `(${n(outbox.created / (seconds + outbox.drainMs / 1000))} starts/s overall)`,
     );
