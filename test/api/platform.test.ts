@@ -19,7 +19,7 @@ describe('rate limiting across API processes', function () {
   let a: Stack;
   before(async function () {
     this.timeout(120_000);
-    a = await startStack({ workers: [] });
+    a = await startStack({ workers: [], env: { RATE_LIMIT_PER_MINUTE: '100' } });
   });
 
   it('100 requests a minute per key, counted across two app instances; 429 with Retry-After after', async function () {
