@@ -1,5 +1,7 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa from 'koa';
 import type { BaseDeps, Deps } from './deps';
+import { cdnFastPath } from './cdn/fast';
 import { createHot, type Hot } from './hot';
 import { authenticate, requireScope } from './middleware/auth';
 import { jsonBody } from './middleware/body';
@@ -43,5 +45,12 @@ export function createApp(base: BaseDeps & { hot?: Hot }): App {
   app.use(idempotency(deps.db));
   app.use(api.routes());
   app.use(api.allowedMethods());
+  // Segments already in memory are answered before Koa (api/cdn/fast.ts); the rest goes through it.
+  const fast = cdnFastPath(deps);
+  const koaCallback = app.callback.bind(app);
+  app.callback = () => {
+    const handle = koaCallback();
+    return (req, res) => (fast(req as IncomingMessage, res as ServerResponse) ? Promise.resolve() : handle(req, res));
+  };
   return Object.assign(app, { hot, close: () => hot.close() });
 }

@@ -11,9 +11,11 @@ import { cacheControl, etagMatches, parseCdnPath } from './files';
 import { outputCdnRoutes } from './outputs/routes';
 import { parseRange } from './range';
 
+export const CDN_EXPOSE_HEADERS = 'Content-Length, Content-Range, Accept-Ranges, ETag';
+
 function cors(ctx: ParameterizedContext): void {
   ctx.set('Access-Control-Allow-Origin', '*');
-  ctx.set('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges, ETag');
+  ctx.set('Access-Control-Expose-Headers', CDN_EXPOSE_HEADERS);
 }
 
 function unsatisfiable(size: number): ApiError {

@@ -3,6 +3,9 @@ import type { Middleware } from 'koa';
 import type { Logger } from '../../lib/logger';
 import { redactUrl } from '../../lib/redact';
 
+/** `req_` + 32 hex: the X-Request-Id of a response and its log lines. */
+export const newRequestId = () => `req_${randomUUID().replace(/-/g, '')}`;
+
 /**
  * Request id on every response, one log line per request. Hot-path costs avoided: the id is
  * `req_` + 32 hex of randomUUID (which draws from Node's entropy cache, not a getrandom call per
@@ -11,7 +14,7 @@ import { redactUrl } from '../../lib/redact';
 export function requestContext(log: Logger): Middleware {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
-    ctx.state.requestId = `req_${randomUUID().replace(/-/g, '')}`;
+    ctx.state.requestId = newRequestId();
     ctx.set('X-Request-Id', ctx.state.requestId);
     let child: Logger | undefined;
     const bindings: Record<string, string> = { req: ctx.state.requestId };

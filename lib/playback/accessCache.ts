@@ -15,7 +15,11 @@ interface Entry {
   /** The video the subject names (also for a not_found answer, so an undelete reaches it). */
   uuid: string | null;
   workspaceId?: string;
+  /** The answer once it is in and still current (only `ok` answers): what `peek` returns. */
+  settled?: PlaybackAccess;
 }
+
+const entryKey = (ref: { id?: string; token?: string }) => `${ref.id ?? ''}|${ref.token ?? ''}`;
 
 /** The video a subject names: the id, or a token's `sub` (read unverified; only to index the entry). */
 function subjectUuid(ref: { id?: string; token?: string }): string | null {
@@ -55,7 +59,7 @@ export class AccessCache {
 
   resolve(ref: { id?: string; token?: string }): Promise<PlaybackAccess> {
     if (!this.listener?.connected) return resolvePlayback(this.db, this.playback, ref);
-    const key = `${ref.id ?? ''}|${ref.token ?? ''}`;
+    const key = entryKey(ref);
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit && hit.expiresAt > now) return hit.access;
@@ -71,8 +75,16 @@ export class AccessCache {
       if (a.kind !== 'ok') return;
       entry.workspaceId = a.video.workspace_id;
       if (a.grant) entry.expiresAt = Math.min(entry.expiresAt, a.grant.expiresAt.getTime());
+      entry.settled = a;
     }, drop);
     return entry.access;
+  }
+
+  /** The cached `ok` decision for `ref`, if one is in and current, without waiting (the CDN's fast path). */
+  peek(ref: { id?: string; token?: string }): PlaybackAccess | undefined {
+    if (!this.listener?.connected) return undefined;
+    const hit = this.entries.get(entryKey(ref));
+    return hit && hit.expiresAt > Date.now() ? hit.settled : undefined;
   }
 
   /** `video:<uuid>` or `ws:<workspace id>`. */

@@ -14,6 +14,8 @@ interface Entry {
   expiresAt: number;
   video: string;
   bytes: number;
+  /** The file once read (and kept): what `peek` returns. */
+  settled?: CachedFile;
 }
 
 /**
@@ -55,7 +57,10 @@ export class FileCache {
     // storage error is not remembered, and the route's own read reports it.
     entry.file = this.load(key).then(
       (file) => {
-        if (file && this.entries.get(key) === entry) this.account(key, entry, file.body.length);
+        if (file && this.entries.get(key) === entry) {
+          this.account(key, entry, file.body.length);
+          entry.settled = file;
+        }
         return file;
       },
       () => {
@@ -65,6 +70,13 @@ export class FileCache {
     );
     this.entries.set(key, entry);
     return entry.file;
+  }
+
+  /** The file at `key` if it is in memory and current, without waiting (the CDN's fast path). */
+  peek(key: string): CachedFile | undefined {
+    if (!this.listener?.connected) return undefined;
+    const hit = this.entries.get(key);
+    return hit && hit.expiresAt > Date.now() ? hit.settled : undefined;
   }
 
   private async load(key: string): Promise<CachedFile | null> {
