@@ -56,6 +56,22 @@ export async function waitVideo(s: FaultStack, id: string, done: (v: any) => boo
   throw new Error(`video ${id} did not get there in ${timeoutMs} ms; last read: ${JSON.stringify(last)}`);
 }
 
+/**
+ * Until one of `ids` has a rendition encoding: the moment a fault is injected "mid-encode". All
+ * of them are polled, often, since a small clip's rung takes a second or two on a fast machine.
+ */
+export async function waitMidEncode(s: FaultStack, ids: string[], timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const reads = await Promise.all(ids.map((id) => s.call('GET', `/v1/videos/${id}`).catch(() => undefined)));
+    const videos = reads.filter((r) => r?.status === 200).map((r) => r!.body);
+    if (videos.some((v) => v.renditions.some((r: { status: string }) => r.status === 'processing'))) return;
+    if (videos.length === ids.length && videos.every(allReady)) throw new Error('every video was encoded before a rendition was seen encoding: use a longer clip');
+    await sleep(100);
+  }
+  throw new Error(`no rendition of ${ids.join(', ')} started encoding in ${timeoutMs} ms`);
+}
+
 export const allReady = (v: any) => v.status === 'ready' && v.renditions.length > 0 && v.renditions.every((r: { status: string }) => r.status === 'ready');
 
 export interface Intact {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { makeClip } from '../support/media';
 import { onTeardown } from '../support/hooks';
-import { allReady, assertIntact, duplicateEvents, report, sleep, upload, waitVideo } from './flow';
+import { allReady, assertIntact, duplicateEvents, report, sleep, upload, waitMidEncode, waitVideo } from './flow';
 import { startPrivatePostgres, type PrivatePostgres } from './services';
 import { startFaultStack, type FaultStack } from './stack';
 
@@ -17,9 +17,9 @@ describe('faults: Postgres restart', function () {
   });
 
   it('a private cluster stopped mid-flight and started again: 503 + Retry-After meanwhile, no 500, every video reaches ready', async () => {
-    const clip = await makeClip({ width: 320, height: 180, seconds: 12 });
+    const clip = await makeClip({ width: 320, height: 180, seconds: 24 });
     const ids = await Promise.all([0, 1, 2].map(() => upload(s, clip)));
-    await waitVideo(s, ids[0], (v) => v.renditions.some((r: { status: string }) => r.status === 'processing'), 120_000);
+    await waitMidEncode(s, ids);
 
     // fast: open sessions are ended with 57P01 (admin shutdown), new ones refused.
     await pg.stop('fast');

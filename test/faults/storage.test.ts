@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { makeClip } from '../support/media';
 import { onTeardown } from '../support/hooks';
-import { allReady, assertIntact, duplicateEvents, report, sleep, upload, waitVideo } from './flow';
+import { allReady, assertIntact, duplicateEvents, report, sleep, upload, waitMidEncode, waitVideo } from './flow';
 import { startRestartableS3, type RestartableS3 } from './services';
 import { startFaultStack, type FaultStack } from './stack';
 
@@ -17,9 +17,9 @@ describe('faults: storage outage', function () {
   });
 
   it('the S3 server stopped mid-encode and started again on the same port and dir: /readyz says so, activities retry and finish', async () => {
-    const clip = await makeClip({ width: 320, height: 180, seconds: 12 });
+    const clip = await makeClip({ width: 320, height: 180, seconds: 24 });
     const ids = await Promise.all([0, 1, 2].map(() => upload(s, clip)));
-    await waitVideo(s, ids[0], (v) => v.renditions.some((r: { status: string }) => r.status === 'processing'), 120_000);
+    await waitMidEncode(s, ids);
 
     await s3.kill('SIGKILL');
     const ready = await fetch(`${s.apis[0].url}/readyz`);

@@ -5,7 +5,7 @@ import { loadConfig } from '../../lib/config';
 import { createDb } from '../../lib/db';
 import { parseVideoId } from '../../lib/ids';
 import { until } from '../support/flow';
-import { allReady, assertIntact, callRetrying, duplicateEvents, report, upload, waitVideo } from './flow';
+import { allReady, assertIntact, callRetrying, duplicateEvents, report, upload, waitMidEncode, waitVideo } from './flow';
 import { startTemporalServer, type TemporalServer } from './services';
 import { startFaultStack, type FaultStack } from './stack';
 
@@ -21,11 +21,11 @@ describe('faults: Temporal server restart', function () {
   });
 
   it('SIGKILL of the dev server mid-encode, restart on the same SQLite file: reads keep answering from Postgres, uploads are still accepted, completes get 503 + Retry-After, every video reaches ready', async () => {
-    const clip = await makeClip({ width: 320, height: 180, seconds: 12 });
+    const clip = await makeClip({ width: 320, height: 180, seconds: 24 });
     const ids = await Promise.all([0, 1, 2].map(() => upload(s, clip)));
     // One more whose upload is complete but not yet confirmed: its completion needs Temporal.
     const late = await upload(s, clip, { complete: false });
-    await waitVideo(s, ids[0], (v) => v.renditions.some((r: { status: string }) => r.status === 'processing'), 120_000);
+    await waitMidEncode(s, ids);
 
     await temporal.kill('SIGKILL');
     const during = s.seen.length;
