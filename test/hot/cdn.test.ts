@@ -18,7 +18,7 @@ describe('hot: CDN caching', function () {
 
   before(async function () {
     this.timeout(240_000);
-    s = await startStack({ env: { CDN_ACCESS_CACHE_MS: String(TTL_MS), RATE_LIMIT_PER_MINUTE: '100000' } });
+    s = await startStack({ env: { CDN_ACCESS_CACHE_MS: String(TTL_MS) } });
     pub = await readyVideo(s, await makeClip({ width: 320, height: 180, seconds: 4 }), 'public');
   });
 

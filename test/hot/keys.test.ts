@@ -46,7 +46,7 @@ describe('hot: keys across API processes', function () {
   });
 
   it('a revoked key is refused by every process within 1 s (pushed by NOTIFY, not waited out)', async () => {
-    const pair = await twoApis(s, { RATE_LIMIT_PER_MINUTE: '100000', KEY_CACHE_TTL_MS: '600000' });
+    const pair = await twoApis(s, { KEY_CACHE_TTL_MS: '600000' });
     apis.push(...pair);
     const ws = await s.newWorkspace();
     const extra = await s.post('/v1/api-keys', { access: 'read', name: 'to revoke' }, ws.fullKey).expect(201);
@@ -109,7 +109,7 @@ describe('hot: keys across API processes', function () {
 
   it('invalid keys are limited per client address: 429 after INVALID_KEY_LIMIT_PER_MINUTE, others unaffected', async () => {
     await untilSafelyInsideAMinute();
-    const [a] = await twoApis(s, { INVALID_KEY_LIMIT_PER_MINUTE: '5', RATE_LIMIT_PER_MINUTE: '100000' }).then(async (p) => {
+    const [a] = await twoApis(s, { INVALID_KEY_LIMIT_PER_MINUTE: '5' }).then(async (p) => {
       await p[1].kill();
       return p;
     });

@@ -16,7 +16,7 @@ describe('hot: cached video reads', function () {
   let s: Stack;
   let b: Api;
   let ws: Workspace;
-  const env = { READ_CACHE_MS: '600000', RATE_LIMIT_PER_MINUTE: '100000' };
+  const env = { READ_CACHE_MS: '600000' };
 
   const getB = async (p: string) => {
     const r = await fetch(`${b.url}${p}`, { headers: { Authorization: `Bearer ${ws.fullKey}` } });

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { startStack, type Stack } from '../support/stack';
-import { testEnv } from './helpers';
 
 describe('Folders, tags and the list filters', function () {
   let s: Stack;
   before(async function () {
     this.timeout(120_000);
-    s = await startStack({ env: testEnv, workers: ['workflow'] });
+    s = await startStack({ workers: ['workflow'] });
   });
 
   const folder = async (name: string, parent_id?: string | null) => {

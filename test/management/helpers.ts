@@ -84,6 +84,3 @@ export async function ffmpegProcesses(needle: string): Promise<string[]> {
     .filter((l) => /\bffmpeg\b/.test(l) && l.includes(needle) && !/\bps\b|\bgrep\b/.test(l))
     .map((l) => l.trim());
 }
-
-/** Env for test stacks: the polling loops of these tests need more than 100 requests a minute. */
-export const testEnv = { RATE_LIMIT_PER_MINUTE: '100000' };

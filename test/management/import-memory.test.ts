@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { spawnWorker } from '../support/child';
 import { isStatus, waitForVideo } from '../support/flow';
 import { startStack, type Stack } from '../support/stack';
-import { sendPadded, serve, testEnv } from './helpers';
+import { sendPadded, serve } from './helpers';
 
 const GiB = 1024 ** 3;
 const RSS_LIMIT = 300 * 1024 * 1024;
@@ -19,7 +19,7 @@ describe('URL import memory', function () {
   before(async function () {
     this.timeout(120_000);
     // The transcode queue (where the import runs) is served only by the child, so its RSS is the import's.
-    s = await startStack({ env: testEnv, workers: ['workflow'] });
+    s = await startStack({ workers: ['workflow'] });
     worker = spawnWorker(s.env, 'transcode');
   });
   after(async () => worker?.kill());

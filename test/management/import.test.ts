@@ -5,7 +5,7 @@ import type { S3Storage } from '../../lib/storage';
 import { makeClip } from '../support/media';
 import { isStatus, waitForVideo } from '../support/flow';
 import { startStack, type Stack } from '../support/stack';
-import { eventually, ftypHeader, sendBody, sendFile, sendPadded, serve, testEnv, videoObjects } from './helpers';
+import { eventually, ftypHeader, sendBody, sendFile, sendPadded, serve, videoObjects } from './helpers';
 
 async function importUrl(s: Stack, url: string, extra: Record<string, unknown> = {}) {
   const r = await s.post('/v1/upload/from-url', { workspace_id: s.ws.id, url, ...extra });
@@ -29,7 +29,7 @@ describe('URL import', function () {
     before(async function () {
       this.timeout(120_000);
       slowClosed = new Promise((r) => (markSlowClosed = r));
-      s = await startStack({ env: { ...testEnv, MAX_UPLOAD_BYTES: String(3 * 1024 * 1024) } });
+      s = await startStack({ env: { MAX_UPLOAD_BYTES: String(3 * 1024 * 1024) } });
       const server = await serve({
         '/media/clip.mp4': sendFile(clip),
         '/media/My%20Holiday%20Clip.mp4': sendFile(clip, 'application/octet-stream'),
@@ -163,7 +163,7 @@ describe('URL import', function () {
     let origin: string;
     before(async function () {
       this.timeout(120_000);
-      s = await startStack({ storage: 's3', env: { ...testEnv, MAX_UPLOAD_BYTES: String(20 * 1024 * 1024) } });
+      s = await startStack({ storage: 's3', env: { MAX_UPLOAD_BYTES: String(20 * 1024 * 1024) } });
       origin = (await serve({ '/clip.mp4': sendFile(clip), '/big.mp4': sendPadded(30 * 1024 * 1024, false) })).url;
     });
 
@@ -188,7 +188,7 @@ describe('URL import', function () {
     let origin: string;
     before(async function () {
       this.timeout(120_000);
-      s = await startStack({ env: { ...testEnv, ALLOW_LOOPBACK_URLS: 'false' }, workers: [] });
+      s = await startStack({ env: { ALLOW_LOOPBACK_URLS: 'false' }, workers: [] });
       origin = (await serve({ '/clip.mp4': sendFile(clip) })).url;
     });
 

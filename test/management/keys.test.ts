@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import { startStack, type Stack } from '../support/stack';
-import { testEnv } from './helpers';
 
 describe('API keys', function () {
   let s: Stack;
   before(async function () {
     this.timeout(120_000);
-    s = await startStack({ env: testEnv, workers: [] });
+    s = await startStack({ workers: [] });
   });
 
   it('creates a key whose secret is shown once, lists keys without secrets, and the new key works', async () => {

@@ -4,7 +4,7 @@ import { parseVideoId } from '../../lib/ids';
 import { makeClip } from '../support/media';
 import { allRenditionsReady, putFile, uploadFormA, waitForVideo, workflowRunning } from '../support/flow';
 import { startStack, type Stack } from '../support/stack';
-import { eventually, ffmpegProcesses, testEnv, videoObjects } from './helpers';
+import { eventually, ffmpegProcesses, videoObjects } from './helpers';
 
 const uuidOf = (id: string) => parseVideoId(id)!;
 
@@ -14,7 +14,7 @@ describe('Video management: PATCH and DELETE', function () {
   before(async function () {
     this.timeout(180_000);
     // A slow preset makes each rendition take seconds, so a delete can land while ffmpeg runs.
-    [s, clip] = await Promise.all([startStack({ env: { ...testEnv, X264_PRESET: 'slow' } }), makeClip({ width: 320, height: 240, seconds: 2 })]);
+    [s, clip] = await Promise.all([startStack({ env: { X264_PRESET: 'slow' } }), makeClip({ width: 320, height: 240, seconds: 2 })]);
   });
 
   async function pendingVideo(extra: Record<string, unknown> = {}): Promise<string> {

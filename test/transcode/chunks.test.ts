@@ -49,7 +49,7 @@ function ffmpegsFor(uuid: string): number[] {
 describe('chunked encodes across transcode workers (real ffmpeg + Temporal)', function () {
   this.timeout(300_000);
   let s: Stack;
-  const env = { TRANSCODE_CHUNK_THRESHOLD_SECONDS: '5', TRANSCODE_CHUNK_SECONDS: '4', TRANSCODE_CONCURRENCY: '1', RATE_LIMIT_PER_MINUTE: '100000' };
+  const env = { TRANSCODE_CHUNK_THRESHOLD_SECONDS: '5', TRANSCODE_CHUNK_SECONDS: '4', TRANSCODE_CONCURRENCY: '1' };
 
   before(async () => {
     // Orchestration in this process; two single-slot transcode workers in their own processes.

@@ -14,7 +14,7 @@ describe('passthrough rendition (real ffmpeg + Temporal)', function () {
   this.timeout(180_000);
   let s: Stack;
   before(async () => {
-    s = await startStack({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+    s = await startStack();
   });
 
   it('an eligible source is ready with the passthrough alone, which leaves the master once the ladder is in', async () => {

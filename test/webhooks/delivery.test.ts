@@ -27,7 +27,7 @@ describe('webhooks: delivery', function () {
   };
 
   before(async () => {
-    [s, clip] = await Promise.all([startStack({ env: { RATE_LIMIT_PER_MINUTE: '100000' } }), makeClip({ width: 320, height: 180, seconds: 2 })]);
+    [s, clip] = await Promise.all([startStack(), makeClip({ width: 320, height: 180, seconds: 2 })]);
   });
   after(async () => {
     for (const r of receivers) await r.close();
