@@ -2,11 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { httpDuration } from '../../lib/metrics/registry';
 import { exceededAllowance } from '../../lib/playback/bandwidth';
 import { mountPath } from '../../lib/playback/urls';
-import { redactUrl } from '../../lib/redact';
 import type { Deps } from '../deps';
-import { newRequestId } from '../middleware/request';
-import { cacheControl, parseCdnPath } from './files';
-import { CDN_EXPOSE_HEADERS } from './routes';
+import { logRequest, newRequestId } from '../middleware/request';
+import { CDN_EXPOSE_HEADERS, cacheControl, parseCdnPath } from './files';
 
 /**
  * A plain GET of a segment whose access decision and bytes are both already in memory, answered
@@ -55,10 +53,7 @@ export function cdnFastPath(deps: Deps): (req: IncomingMessage, res: ServerRespo
     res.once('finish', () => meter.record(video.workspace_id, video.month, file.body.length));
     res.end(file.body);
     end({ method: 'GET', route, status: '200' });
-    if (started) {
-      const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e6);
-      log.child({ req: requestId }).info({ method: 'GET', path: redactUrl(url), status: 200, ms }, 'request');
-    }
+    if (started) logRequest(log.child({ req: requestId }), 'GET', url, 200, started);
     return true;
   };
 }

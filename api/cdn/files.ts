@@ -29,6 +29,9 @@ export function parseCdnPath(rest: string): { subject: string; isId: boolean; fi
     : { subject, isId, file: { kind: 'segment', contentType: 'video/mp2t', key } };
 }
 
+/** The headers a page on another origin may read from a CDN answer. */
+export const CDN_EXPOSE_HEADERS = 'Content-Length, Content-Range, Accept-Ranges, ETag';
+
 const YEAR = 31_536_000;
 
 /**

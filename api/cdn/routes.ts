@@ -7,11 +7,9 @@ import { mountPath } from '../../lib/playback/urls';
 import type { ByteRange } from '../../lib/storage';
 import type { Deps } from '../deps';
 import { ApiError, forbidden, notFound } from '../errors';
-import { cacheControl, etagMatches, parseCdnPath } from './files';
+import { CDN_EXPOSE_HEADERS, cacheControl, etagMatches, parseCdnPath } from './files';
 import { outputCdnRoutes } from './outputs/routes';
 import { parseRange } from './range';
-
-export const CDN_EXPOSE_HEADERS = 'Content-Length, Content-Range, Accept-Ranges, ETag';
 
 function cors(ctx: ParameterizedContext): void {
   ctx.set('Access-Control-Allow-Origin', '*');

@@ -6,6 +6,12 @@ import { redactUrl } from '../../lib/redact';
 /** `req_` + 32 hex: the X-Request-Id of a response and its log lines. */
 export const newRequestId = () => `req_${randomUUID().replace(/-/g, '')}`;
 
+/** The one line logged per request: the original URL (prefix and query included), tokens redacted. */
+export function logRequest(log: Logger, method: string, url: string, status: number, startedNs: bigint): void {
+  const ms = Number(process.hrtime.bigint() - startedNs) / 1e6;
+  log.info({ method, path: redactUrl(url), status, ms: Math.round(ms) }, 'request');
+}
+
 /**
  * Request id on every response, one log line per request. Hot-path costs avoided: the id is
  * `req_` + 32 hex of randomUUID (which draws from Node's entropy cache, not a getrandom call per
@@ -32,11 +38,7 @@ export function requestContext(log: Logger): Middleware {
     try {
       await next();
     } finally {
-      if (log.isLevelEnabled('info')) {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        // The original URL (prefix and query included), with upload/playback tokens redacted.
-        ctx.state.log!.info({ method: ctx.method, path: redactUrl(ctx.originalUrl), status: ctx.status, ms: Math.round(ms) }, 'request');
-      }
+      if (log.isLevelEnabled('info')) logRequest(ctx.state.log!, ctx.method, ctx.originalUrl, ctx.status, started);
     }
   };
 }
