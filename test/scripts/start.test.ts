@@ -5,6 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDb } from '../../lib/db';
 import { randomToken } from '../../lib/ids';
+import { putFile } from '../support/flow';
+import { makeClip } from '../support/media';
 import { freePort } from '../support/services';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -96,17 +98,28 @@ describe('scripts/start supervision', function () {
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  async function run(signal: 'SIGINT' | 'SIGTERM', killWorker: boolean) {
-    const [port, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
+  interface Started {
+    port: number;
+    startPid: number;
+    log: () => string;
+    /** Sends `signal` to scripts/start and asserts that it exits leaving no process behind. */
+    stop(signal: 'SIGINT' | 'SIGTERM'): Promise<void>;
+    kill(): void;
+  }
+
+  async function startScript(name: string): Promise<Started> {
+    const [port, temporalPort, uiPort, metricsPort, sdkMetricsPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
     const u = new URL(adminUrl);
     u.pathname = `/${dbName}`;
-    const dataDir = path.join(tmp, signal);
-    const logFile = path.join(tmp, `${signal}.log`);
+    const dataDir = path.join(tmp, name);
+    const logFile = path.join(tmp, `${name}.log`);
     const env = {
       ...process.env,
       PORT: String(port),
       TEMPORAL_PORT: String(temporalPort),
       TEMPORAL_UI_PORT: String(uiPort),
+      METRICS_PORT: String(metricsPort),
+      TEMPORAL_METRICS_PORT: String(sdkMetricsPort),
       VH_DATA_DIR: dataDir,
       DATA_DIR: path.join(dataDir, 'app'),
       DATABASE_URL: u.toString(),
@@ -117,16 +130,16 @@ describe('scripts/start supervision', function () {
     const log = () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '');
     const startPid = await new Promise<number>((resolve) => parent.stdout!.once('data', (d) => resolve(Number(String(d).trim()))));
     const parentDone = new Promise<void>((resolve) => parent.once('exit', () => resolve()));
-    try {
-      await until('the API answers /healthz', () => healthy(port), 180_000, log);
-      if (killWorker) {
-        const worker = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('workers/main.ts'));
-        assert.ok(worker, `a worker below scripts/start: ${JSON.stringify(tree(startPid))}`);
-        process.kill(-worker.pid, 'SIGKILL');
-        await until('the worker is started again', () => /worker started again/.test(log()) && tree(startPid).some((p) => p.pid === p.sid && p.cmd.includes('workers/main.ts')), 60_000, log);
-        assert.match(log(), new RegExp(`worker \\(pid ${worker.pid}\\) died after \\d+s \\(killed by SIGKILL\\); restarting in 1s`));
-        assert.ok(await healthy(port), 'the API kept running while the worker restarted');
+    const kill = () => {
+      for (const p of tree(startPid)) {
+        try {
+          process.kill(p.pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
       }
+    };
+    const stop = async (signal: 'SIGINT' | 'SIGTERM') => {
       const before = tree(startPid);
       assert.ok(before.some((p) => p.cmd.includes('api/server.ts')), 'the API runs below scripts/start');
       assert.ok(before.some((p) => p.cmd.includes('start-dev')), 'the Temporal dev server runs below scripts/start');
@@ -137,14 +150,31 @@ describe('scripts/start supervision', function () {
       const left = [...before.filter((p) => alive(p.pid)), ...allProcs().filter((p) => sids.has(p.sid) && p.state !== 'Z')];
       assert.deepEqual(left, [], `processes left behind after ${signal}`);
       assert.match(log(), new RegExp(`received ${signal}, shutting down`));
-    } finally {
-      for (const p of tree(startPid)) {
-        try {
-          process.kill(p.pid, 'SIGKILL');
-        } catch {
-          /* gone */
-        }
+    };
+    try {
+      await until('the API answers /healthz', () => healthy(port), 180_000, log);
+    } catch (err) {
+      kill();
+      throw err;
+    }
+    return { port, startPid, log, stop, kill };
+  }
+
+  async function run(signal: 'SIGINT' | 'SIGTERM', killWorker: boolean) {
+    const s = await startScript(signal);
+    const { port, startPid, log } = s;
+    try {
+      if (killWorker) {
+        const worker = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('workers/main.ts'));
+        assert.ok(worker, `a worker below scripts/start: ${JSON.stringify(tree(startPid))}`);
+        process.kill(-worker.pid, 'SIGKILL');
+        await until('the worker is started again', () => /worker started again/.test(log()) && tree(startPid).some((p) => p.pid === p.sid && p.cmd.includes('workers/main.ts')), 60_000, log);
+        assert.match(log(), new RegExp(`worker \\(pid ${worker.pid}\\) died after \\d+s \\(killed by SIGKILL\\); restarting in 1s`));
+        assert.ok(await healthy(port), 'the API kept running while the worker restarted');
       }
+      await s.stop(signal);
+    } finally {
+      s.kill();
     }
   }
 
@@ -154,5 +184,49 @@ describe('scripts/start supervision', function () {
 
   it('SIGTERM from a non-interactive parent stops every process', async () => {
     await run('SIGTERM', false);
+  });
+
+  it('SIGKILL of its Temporal dev server: restarted on the same SQLite file, the API keeps answering reads, in-flight uploads reach ready', async () => {
+    const s = await startScript('temporal');
+    const { port, startPid, log } = s;
+    try {
+      const key = /full-access API key \(shown once\): (vhk_\S+)/.exec(log())?.[1];
+      assert.ok(key, `scripts/start printed the bootstrap key:\n${log()}`);
+      const api = (method: string, p: string, body?: unknown) =>
+        fetch(`http://127.0.0.1:${port}${p}`, { method, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const clip = await makeClip({ width: 320, height: 180, seconds: 6 });
+      const upload = async (complete: boolean) => {
+        const init = await api('POST', '/v1/upload/init', { filename: 'a.mp4', size: fs.statSync(clip).size, content_type: 'video/mp4' });
+        const body = await init.json();
+        assert.equal(init.status, 201, JSON.stringify(body));
+        const put = await putFile(body.upload_url, clip, 'video/mp4', body.upload_headers);
+        assert.equal(put.status, 200, await put.text());
+        if (complete) assert.equal((await api('POST', '/v1/upload/complete', { video_id: body.video_id })).status, 202);
+        return body.video_id as string;
+      };
+      const inFlight = await upload(true);
+      const late = await upload(false);
+
+      const dev = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('start-dev'));
+      assert.ok(dev, `a Temporal dev server below scripts/start: ${JSON.stringify(tree(startPid))}`);
+      const apiPid = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('api/server.ts'))?.pid;
+      process.kill(dev.pid, 'SIGKILL');
+      // Reads come from Postgres while Temporal is away.
+      for (const id of [inFlight, late]) assert.equal((await api('GET', `/v1/videos/${id}`)).status, 200);
+      assert.equal((await api('GET', '/v1/videos?limit=10')).status, 200);
+      // Completing needs Temporal: 503 while it restarts, then accepted.
+      await until('the late upload is completed', async () => (await api('POST', '/v1/upload/complete', { video_id: late })).status === 202, 120_000, log);
+      await until('the Temporal dev server is started again', () => /Temporal dev server started again/.test(log()) && tree(startPid).some((p) => p.pid === p.sid && p.cmd.includes('start-dev') && p.pid !== dev.pid), 60_000, log);
+      assert.match(log(), new RegExp(`Temporal dev server \\(pid ${dev.pid}\\) died after \\d+s \\(killed by SIGKILL\\); restarting in 1s`));
+      for (const id of [inFlight, late]) {
+        await until(`video ${id} reaches ready`, async () => ((await (await api('GET', `/v1/videos/${id}`)).json()) as { status: string }).status === 'ready', 180_000, log);
+      }
+      assert.ok(alive(startPid), 'scripts/start kept running');
+      assert.equal(tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('api/server.ts'))?.pid, apiPid, 'the API was never restarted');
+      assert.ok(fs.existsSync(path.join(tmp, 'temporal', 'temporal.sqlite')), 'the dev server keeps its SQLite file in the data dir');
+      await s.stop('SIGTERM');
+    } finally {
+      s.kill();
+    }
   });
 });
