@@ -107,7 +107,7 @@ describe('scripts/start supervision', function () {
     kill(): void;
   }
 
-  async function startScript(name: string): Promise<Started> {
+  async function startScript(name: string, extra: Record<string, string | undefined> = {}): Promise<Started> {
     const [port, temporalPort, uiPort, metricsPort, sdkMetricsPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
     const u = new URL(adminUrl);
     u.pathname = `/${dbName}`;
@@ -124,8 +124,10 @@ describe('scripts/start supervision', function () {
       DATA_DIR: path.join(dataDir, 'app'),
       DATABASE_URL: u.toString(),
       LOG_LEVEL: 'warn',
+      ...extra,
     };
     delete (env as Record<string, unknown>).TEMPORAL_ADDRESS;
+    for (const [k, v] of Object.entries(env)) if (v === undefined) delete (env as Record<string, unknown>)[k];
     const parent = spawn('bash', ['-c', `scripts/start >"$1" 2>&1 & echo $!; wait`, 'parent', logFile], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
     const log = () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '');
     const startPid = await new Promise<number>((resolve) => parent.stdout!.once('data', (d) => resolve(Number(String(d).trim()))));
@@ -225,6 +227,30 @@ describe('scripts/start supervision', function () {
       assert.equal(tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('api/server.ts'))?.pid, apiPid, 'the API was never restarted');
       assert.ok(fs.existsSync(path.join(tmp, 'temporal', 'temporal.sqlite')), 'the dev server keeps its SQLite file in the data dir');
       await s.stop('SIGTERM');
+    } finally {
+      s.kill();
+    }
+  });
+
+  it('SIGKILL of the Postgres cluster it created: restarted on the same data directory, the API answers again, SIGTERM stops it too', async () => {
+    const s = await startScript('postgres', { DATABASE_URL: undefined, VH_PG_CLUSTER: '1', VH_PG_PORT: String(await freePort()) });
+    const { port, startPid, log } = s;
+    try {
+      const key = /full-access API key \(shown once\): (vhk_\S+)/.exec(log())?.[1];
+      assert.ok(key, `scripts/start printed the bootstrap key:\n${log()}`);
+      const list = () => fetch(`http://127.0.0.1:${port}/v1/videos`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.status);
+      assert.equal(await list(), 200);
+      const pg = tree(startPid).find((p) => p.pid === p.sid && /\bpostgres\b/.test(p.cmd) && p.cmd.includes('listen_addresses'));
+      assert.ok(pg, `a postgres below scripts/start: ${JSON.stringify(tree(startPid))}`);
+      const apiPid = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('api/server.ts'))?.pid;
+      process.kill(pg.pid, 'SIGKILL');
+      await until('PostgreSQL is started again', () => /PostgreSQL started again/.test(log()), 90_000, log);
+      assert.match(log(), new RegExp(`PostgreSQL \\(pid ${pg.pid}\\) died after \\d+s \\(killed by SIGKILL\\)`));
+      await until('the API reads again', async () => (await list()) === 200, 60_000, log);
+      assert.equal(tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('api/server.ts'))?.pid, apiPid, 'the API was never restarted');
+      const pgNow = tree(startPid).filter((p) => /\bpostgres\b/.test(p.cmd));
+      await s.stop('SIGTERM');
+      assert.deepEqual(pgNow.filter((p) => alive(p.pid)), [], 'PostgreSQL stopped with scripts/start');
     } finally {
       s.kill();
     }
