@@ -5,7 +5,9 @@ import { createDb } from '../lib/db';
 import { createLogger } from '../lib/logger';
 import { createStorage, S3Storage } from '../lib/storage';
 import { createTemporalClient } from '../lib/temporal';
+import { serveMetrics } from '../lib/metrics/serve';
 import { createApp } from './app';
+import { apiMetricsText } from './metrics/collect';
 import { startTusRecovery } from './tus/recover';
 
 async function main(): Promise<void> {
@@ -23,10 +25,13 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   log.info({ url: config.publicBaseUrl, host: config.host, port: config.port }, 'API listening');
   const stopRecovery = startTusRecovery(deps);
+  const { apiPort, host: metricsHost, token } = config.metrics;
+  const metrics = apiPort ? await serveMetrics({ port: apiPort, host: metricsHost, token, log, collect: () => apiMetricsText(deps) }) : undefined;
 
   const stop = async () => {
     log.info('shutting down');
     stopRecovery();
+    await metrics?.close();
     const closed = new Promise((resolve) => server.close(resolve));
     server.closeIdleConnections();
     // In-flight responses finish (their bytes reach the bandwidth meter) before it is flushed.

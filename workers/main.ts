@@ -1,11 +1,12 @@
-import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
+import { bundleWorkflowCode, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
 import { checkFfmpeg, detectPrlimit, resolveSandbox } from '../lib/media';
 import { loadConfig } from '../lib/config';
 import { createDb } from '../lib/db';
 import { createLogger } from '../lib/logger';
 import { createStorage } from '../lib/storage';
 import { installCrashGuards } from './guards';
-import { serveMetrics } from './metrics';
+import { sdkLogger } from './sdk-log';
+import { workerMetrics } from './metrics';
 import { createWorkers, type Role, workflowsPath } from './workers';
 
 // webpack's progress and stats would otherwise fill the terminal at every start.
@@ -23,14 +24,14 @@ async function main(): Promise<void> {
   const logging = { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} };
   try {
     Runtime.install({
-      logger: new DefaultLogger('WARN'),
+      logger: sdkLogger(log),
       telemetryOptions: { logging, ...(temporalMetrics ? { metrics: { prometheus: { bindAddress: temporalMetrics } } } : {}) },
     });
   } catch (err) {
     // A busy port costs the SDK's metrics, never the worker (Core refuses to start otherwise).
     log.warn({ err, bindAddress: temporalMetrics }, 'Temporal SDK metrics unavailable');
     temporalMetrics = undefined;
-    Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging } });
+    Runtime.install({ logger: sdkLogger(log), telemetryOptions: { logging } });
   }
   const roles: Role[] = config.temporal.workerRoles;
   if (roles.includes('transcode')) {
@@ -45,9 +46,10 @@ async function main(): Promise<void> {
   const storage = createStorage(config);
   const workflowBundle = roles.includes('workflow') ? await bundleWorkflowCode({ workflowsPath, logger: quiet }) : undefined;
   const { workers, close } = await createWorkers({ config, db, storage, log }, roles, { workflowBundle });
-  const metrics = await serveMetrics({
+  const metrics = await workerMetrics({
     port: config.metrics.port,
     host: config.metrics.host,
+    token: config.metrics.token,
     temporalUrl: temporalMetrics && `http://${temporalMetrics}/metrics`,
     log,
   });

@@ -108,7 +108,7 @@ describe('scripts/start supervision', function () {
   }
 
   async function startScript(name: string, extra: Record<string, string | undefined> = {}): Promise<Started> {
-    const [port, temporalPort, uiPort, metricsPort, sdkMetricsPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+    const [port, temporalPort, uiPort, metricsPort, sdkMetricsPort, apiMetricsPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
     const u = new URL(adminUrl);
     u.pathname = `/${dbName}`;
     const dataDir = path.join(tmp, name);
@@ -119,6 +119,7 @@ describe('scripts/start supervision', function () {
       TEMPORAL_PORT: String(temporalPort),
       TEMPORAL_UI_PORT: String(uiPort),
       METRICS_PORT: String(metricsPort),
+      API_METRICS_PORT: String(apiMetricsPort),
       TEMPORAL_METRICS_PORT: String(sdkMetricsPort),
       VH_DATA_DIR: dataDir,
       DATA_DIR: path.join(dataDir, 'app'),

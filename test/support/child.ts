@@ -37,7 +37,7 @@ export function spawnWorker(env: Record<string, string>, roles = 'transcode'): {
 export async function spawnApi(env: Record<string, string>, nodeArgs: string[] = []): Promise<{ url: string; output: () => string; kill: (signal?: NodeJS.Signals) => Promise<void> }> {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(root, 'api', 'server.ts')], {
     cwd: root,
-    env: { ...process.env, ...env, HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL === 'silent' ? 'warn' : (env.LOG_LEVEL ?? 'warn') },
+    env: { ...process.env, API_METRICS_PORT: '0', ...env, HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL === 'silent' ? 'warn' : (env.LOG_LEVEL ?? 'warn') },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
