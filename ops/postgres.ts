@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { die, say } from './log';
 import { type Child, isExecutable, portOpen, run, sleep, spawnChild, tail, which } from './proc';
-import { isRoot } from './apt';
+import { aptInstall, isRoot } from './apt';
 import type { ChildSpec } from './supervisor';
 
 /**
@@ -107,6 +107,8 @@ async function localCluster(db: string, dataDir: string, port: number): Promise<
     return { url, reused: true };
   }
   if (await portOpen('127.0.0.1', port)) die(`port ${port} is in use by something that isn't an accepting PostgreSQL; set VH_PG_PORT or DATABASE_URL`);
+  // A fresh Debian machine as root: install the server (its own service, if it starts one, is found on :5432 next time).
+  if (!pgBin('initdb') || !pgBin('postgres')) await aptInstall(['postgresql'], path.join(dataDir, 'logs', 'apt.log'));
   const initdb = pgBin('initdb');
   const postgres = pgBin('postgres');
   if (!initdb || !postgres) {

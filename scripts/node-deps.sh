@@ -4,7 +4,10 @@
 # than package-lock.json. npm install, not npm ci: both install the locked versions, but npm ci
 # refuses a lock that lacks other platforms' optional packages, which a registry mirror leaves out.
 vh_node_deps() {
-  command -v node >/dev/null && command -v npm >/dev/null || { echo 'error: node and npm are needed (Node.js 20.6+: https://nodejs.org or apt-get install nodejs npm)' >&2; return 1; }
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    echo 'error: node and npm are needed (Node.js 20.6+: https://nodejs.org or apt-get install nodejs npm)' >&2
+    return 1
+  fi
   node -e 'const [a,b]=process.versions.node.split(".").map(Number);process.exit(a>20||(a===20&&b>=6)?0:1)' || { echo "error: Node.js $(node -v) is too old: this project needs 20.6+" >&2; return 1; }
   local mark=node_modules/.package-lock.json
   [ ! -f "$mark" ] || [ package-lock.json -nt "$mark" ] || return 0
