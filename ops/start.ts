@@ -95,6 +95,9 @@ async function main(sup: Supervisor, signalled: () => boolean): Promise<number> 
   return 0;
 }
 
+// A closed terminal (SIGHUP) makes writes fail with EIO: that must not cut the shutdown short.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+
 const sup = new Supervisor({
   healthyRunMs: Number(process.env.VH_RESTART_HEALTHY_SECONDS || 30) * 1000,
   maxBackoffMs: Number(process.env.VH_RESTART_MAX_BACKOFF_SECONDS || 30) * 1000,

@@ -34,12 +34,14 @@ async function main(): Promise<void> {
     Runtime.install({ logger: sdkLogger(log), telemetryOptions: { logging } });
   }
   const roles: Role[] = config.temporal.workerRoles;
+  // Quiet start: one line when the worker is up (its sandbox in it); a line of its own only to warn.
+  let sandboxMode: string | undefined;
   if (roles.includes('transcode')) {
     await checkFfmpeg({ ffmpegPath: config.media.ffmpegPath });
     const sandbox = await resolveSandbox(config.media.sandbox);
     const msg = `media sandbox: ${sandbox.mode}${sandbox.reason ? ` (${sandbox.reason})` : ''}`;
     if (sandbox.mode === 'none') log.warn({ sandbox: sandbox.mode, configured: config.media.sandbox }, msg);
-    else log.info({ sandbox: sandbox.mode, configured: config.media.sandbox }, msg);
+    sandboxMode = sandbox.mode;
     if (!(await detectPrlimit())) log.warn('prlimit (util-linux) not found: ffmpeg runs without CPU/memory/file-size rlimits (the wall-time bound still applies)');
   }
   const db = createDb(config.databaseUrl, config.databasePoolMax);
@@ -53,7 +55,8 @@ async function main(): Promise<void> {
     temporalUrl: temporalMetrics && `http://${temporalMetrics}/metrics`,
     log,
   });
-  log.info({ roles, queues: [config.temporal.taskQueue, config.temporal.transcodeQueue], concurrency: config.temporal.transcodeConcurrency, metrics: metrics?.url }, 'workers started');
+  const started = `workers started (${roles.join(' + ')}${sandboxMode ? `; media sandbox: ${sandboxMode}` : ''})`;
+  log.info({ roles, sandbox: sandboxMode, queues: [config.temporal.taskQueue, config.temporal.transcodeQueue], concurrency: config.temporal.transcodeConcurrency, metrics: metrics?.url }, started);
   // Worker.run() resolves after SIGINT/SIGTERM once in-flight tasks have drained.
   await Promise.all(workers.map((w) => w.run()));
   await close();
