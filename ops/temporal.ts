@@ -69,21 +69,28 @@ export function devServer(cli: string, plan: { address: string; port: number; ui
   return {
     name: 'Temporal dev server',
     async start(): Promise<Child> {
-      say(`starting Temporal dev server on ${plan.address} (log: ${log})`);
-      const child = spawnChild(cli, devServerArgs(plan, dataDir), { logFile: log });
-      let exited = false;
-      void child.exited.then(() => (exited = true));
       const deadline = Date.now() + healthTimeoutMs;
-      while (!(await temporalHealthy(cli, plan.address))) {
-        if (exited) throw new Error(`the Temporal dev server exited during startup\n${tail(log)}`);
-        if (Date.now() > deadline) {
-          child.signal('SIGKILL', true);
-          throw new Error(`the Temporal dev server didn't become healthy within ${healthTimeoutMs / 1000}s\n${tail(log)}`);
+      for (;;) {
+        say(`starting Temporal dev server on ${plan.address} (log: ${log})`);
+        const child = spawnChild(cli, devServerArgs(plan, dataDir), { logFile: log });
+        let exited = false;
+        void child.exited.then(() => (exited = true));
+        while (!exited && !(await temporalHealthy(cli, plan.address))) {
+          if (Date.now() > deadline) {
+            child.signal('SIGKILL', true);
+            throw new Error(`the Temporal dev server didn't become healthy within ${healthTimeoutMs / 1000}s\n${tail(log)}`);
+          }
+          await sleep(300);
         }
-        await sleep(300);
+        if (!exited) {
+          say(`Temporal dev server ready on ${plan.address}`);
+          return child;
+        }
+        // E.g. SQLITE_BUSY while a previous server on the same file is still stopping: try again until the deadline.
+        if (Date.now() > deadline) throw new Error(`the Temporal dev server exited during startup\n${tail(log)}`);
+        warn('the Temporal dev server exited during startup; trying again');
+        await sleep(1000);
       }
-      say(`Temporal dev server ready on ${plan.address}`);
-      return child;
     },
   };
 }
