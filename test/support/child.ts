@@ -12,25 +12,18 @@ export interface Proc {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
+const live = new Set<Proc>();
+
 /**
- * The one spawner of the tests and benches: `entry` (a .ts file under the repository) through tsx,
- * detached into its own process group, its output kept for failure messages.
+ * A child started detached (its own process group), as a Proc: killed as a group, and remembered
+ * until it exits so killAllGroups() can stop it when a bench fails halfway.
  */
-export function spawnGroup(name: string, entry: string, env: Record<string, string | undefined>, nodeArgs: string[] = []): Proc {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(root, entry)], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout?.on('data', (d) => (out += d));
-  child.stderr?.on('data', (d) => (out += d));
+export function adoptGroup(name: string, child: ChildProcess, output: () => string = () => ''): Proc {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return {
+  const proc: Proc = {
     name,
     child,
-    output: () => out,
+    output,
     kill: async (signal = 'SIGKILL') => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       try {
@@ -41,6 +34,28 @@ export function spawnGroup(name: string, entry: string, env: Record<string, stri
       await exited;
     },
   };
+  live.add(proc);
+  void exited.then(() => live.delete(proc));
+  return proc;
+}
+
+/**
+ * The one spawner of the tests and benches: `entry` (a .ts file under the repository) through tsx,
+ * detached into its own process group, its output kept for failure messages. `wrap` runs node
+ * under another command (e.g. `['taskset', '-c', '0']`).
+ */
+export function spawnGroup(name: string, entry: string, env: Record<string, string | undefined>, nodeArgs: string[] = [], wrap: string[] = []): Proc {
+  const argv = [...wrap, process.execPath, ...nodeArgs, '--import', 'tsx', path.join(root, entry)];
+  const child = spawn(argv[0], argv.slice(1), { cwd: root, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
+  child.stderr?.on('data', (d) => (out += d));
+  return adoptGroup(name, child, () => out);
+}
+
+/** SIGKILLs every group still running (a bench that failed halfway). */
+export async function killAllGroups(): Promise<void> {
+  await Promise.all([...live].map((p) => p.kill('SIGKILL')));
 }
 
 /** A worker process; `kill()` (SIGKILL by default) takes the worker and its ffmpeg children down at once, like a crash. */
