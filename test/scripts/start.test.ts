@@ -86,14 +86,15 @@ describe('scripts/start supervision', function () {
   const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const dbName = `vidhost_faults_start_${randomToken(4).toLowerCase().replace(/[^a-z0-9]/g, 'x')}`;
   const admin = createDb(adminUrl, 1);
+  /** One database per scripts/start run: each bootstraps its own workspace and prints its key once. */
+  const databases: string[] = [];
   let tmp: string;
 
   before(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vidhost-start-'));
-    await admin.raw(`create database ${dbName}`);
   });
   after(async () => {
-    await admin.raw(`drop database if exists ${dbName} with (force)`);
+    for (const db of databases) await admin.raw(`drop database if exists ${db} with (force)`);
     await admin.destroy();
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
@@ -110,7 +111,10 @@ describe('scripts/start supervision', function () {
   async function startScript(name: string, extra: Record<string, string | undefined> = {}): Promise<Started> {
     const [port, temporalPort, uiPort, metricsPort, sdkMetricsPort, apiMetricsPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
     const u = new URL(adminUrl);
-    u.pathname = `/${dbName}`;
+    const db = `${dbName}_${name.toLowerCase()}`;
+    await admin.raw(`create database ${db}`);
+    databases.push(db);
+    u.pathname = `/${db}`;
     const dataDir = path.join(tmp, name);
     const logFile = path.join(tmp, `${name}.log`);
     const env = {
