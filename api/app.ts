@@ -5,6 +5,7 @@ import { cdnFastPath } from './cdn/fast';
 import { createHot, type Hot } from './hot';
 import { authenticate, requireScope } from './middleware/auth';
 import { jsonBody } from './middleware/body';
+import { clientMiddleware } from './middleware/client';
 import { knownMethods } from './middleware/methods';
 import { errorMiddleware } from './middleware/errors';
 import { idempotency } from './middleware/idempotency';
@@ -23,7 +24,9 @@ export function createApp(base: BaseDeps & { hot?: Hot }): App {
   const hot = base.hot ?? createHot(base);
   const deps: Deps = { ...base, hot };
   const app = new Koa();
-  app.proxy = true;
+  // Forwarding headers are believed only from TRUSTED_PROXIES (middleware/client.ts).
+  app.proxy = false;
+  app.use(clientMiddleware(deps.config.trustedProxies));
   app.use(requestContext(deps.log));
   app.use(requestMetrics);
   app.use(errorMiddleware);

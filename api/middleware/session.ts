@@ -4,6 +4,7 @@ import { findSession, SESSION_COOKIE, type Session } from '../../lib/accounts/se
 import type { Db } from '../../lib/db';
 import type { AuthState } from '../deps';
 import { forbidden } from '../errors';
+import { clientProtocol } from './client';
 
 declare module 'koa' {
   interface DefaultState {
@@ -22,7 +23,7 @@ export function assertSameOrigin(ctx: ParameterizedContext, publicBaseUrl: strin
   const origin = ctx.get('origin');
   if (origin) {
     // Not ctx.origin: Koa 3 answers that with the Origin header itself.
-    const self = `${ctx.protocol}://${ctx.host}`;
+    const self = `${clientProtocol(ctx)}://${ctx.host}`;
     if (origin !== new URL(publicBaseUrl).origin && origin !== self) throw forbidden('csrf_origin', 'Cross-origin request refused');
     return;
   }
