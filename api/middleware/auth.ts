@@ -63,6 +63,15 @@ export function requireFull(ctx: ParameterizedContext): void {
   if (ctx.state.auth?.access !== 'full') throw forbidden('insufficient_scope', 'A full-access key is required');
 }
 
+/**
+ * Keys, members and webhooks are the owners' (docs/dashboard.md, "Roles"): a member's session is
+ * refused. A full-access key acts as an owner; members cannot make one.
+ */
+export function requireOwner(ctx: ParameterizedContext): void {
+  requireFull(ctx);
+  if (ctx.state.auth?.role === 'member') throw forbidden('owner_required', 'Only an owner of the workspace can do this');
+}
+
 export function auth(ctx: ParameterizedContext): AuthState {
   if (!ctx.state.auth) throw unauthorized();
   return ctx.state.auth;

@@ -4,7 +4,7 @@ import { assertPublicUrl, UrlNotAllowedError } from '../../lib/net/guard';
 import { newWebhookSecret } from '../../lib/webhooks/signature';
 import type { Deps } from '../deps';
 import { badRequest } from '../errors';
-import { auth } from '../middleware/auth';
+import { auth, requireOwner } from '../middleware/auth';
 import { parseBody } from '../middleware/validate';
 import { cancelPendingDeliveries, deliveryRoutes } from './deliveries';
 import { type EndpointRow, findEndpoint, serializeEndpoint } from './read';
@@ -24,7 +24,9 @@ async function checkUrl(deps: Deps, url: string): Promise<string> {
 export function webhookRoutes(r: Router, deps: Deps): void {
   const { db } = deps;
 
+  // Reading endpoints is every member's; changing them is an owner's (docs/dashboard.md, "Roles").
   r.post('/webhooks', async (ctx) => {
+    requireOwner(ctx);
     const body = parseBody(ctx, createBody);
     const url = await checkUrl(deps, body.url);
     const [row]: EndpointRow[] = await db('webhook_endpoints')
@@ -54,6 +56,7 @@ export function webhookRoutes(r: Router, deps: Deps): void {
   });
 
   r.patch('/webhooks/:id', async (ctx) => {
+    requireOwner(ctx);
     const endpoint = await findEndpoint(ctx, deps, ctx.params.id);
     const body = parseBody(ctx, updateBody);
     const patch: Partial<EndpointRow> = { updated_at: new Date() };
@@ -69,6 +72,7 @@ export function webhookRoutes(r: Router, deps: Deps): void {
   });
 
   r.delete('/webhooks/:id', async (ctx) => {
+    requireOwner(ctx);
     const endpoint = await findEndpoint(ctx, deps, ctx.params.id);
     // Soft delete: the delivery history stays for support; the API no longer shows either.
     await db('webhook_endpoints').where({ id: endpoint.id }).update({ deleted_at: new Date(), updated_at: new Date() });
