@@ -59,6 +59,8 @@ const schema = z.object({
   S3_FORCE_PATH_STYLE: bool.default(true),
 
   UPLOAD_SIGNING_SECRET: z.string().min(16).optional(),
+  /** Seals secrets stored for reuse (webhook signing secrets); defaults to UPLOAD_SIGNING_SECRET. */
+  SECRETS_KEY: z.string().min(16).optional(),
   UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(1).default(3600),
   UPLOAD_GRACE_SECONDS: z.coerce.number().int().min(0).default(900),
   MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).default(5 * 1024 ** 3),
@@ -185,6 +187,8 @@ export interface Config {
     maxResumableBytes: number;
   };
   bodyLimitBytes: number;
+  /** Key material for lib/secrets.ts (SECRETS_KEY, else UPLOAD_SIGNING_SECRET). */
+  secretsKey: Uint8Array;
   playback: { keys: PlaybackKey[]; signingKid: string };
   rateLimitPerMinute: number;
   /** CIDRs of the proxies whose X-Forwarded-For is believed (lib/net/proxies.ts); empty: none. */
@@ -293,6 +297,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxResumableBytes: e.MAX_RESUMABLE_UPLOAD_BYTES,
     },
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    secretsKey: new TextEncoder().encode(e.SECRETS_KEY ?? e.UPLOAD_SIGNING_SECRET ?? DEV_SECRET),
     playback: { keys, signingKid },
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     trustedProxies: e.TRUSTED_PROXIES,

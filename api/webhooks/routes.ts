@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import { newId } from '../../lib/ids';
 import { assertPublicUrl, UrlNotAllowedError } from '../../lib/net/guard';
+import { sealWebhookSecret } from '../../lib/webhooks/secrets';
 import { newWebhookSecret } from '../../lib/webhooks/signature';
 import type { Deps } from '../deps';
 import { badRequest } from '../errors';
@@ -28,6 +29,7 @@ export function webhookRoutes(r: Router, deps: Deps): void {
   r.post('/webhooks', async (ctx) => {
     requireOwner(ctx);
     const body = parseBody(ctx, createBody);
+    const secret = newWebhookSecret();
     const url = await checkUrl(deps, body.url);
     const [row]: EndpointRow[] = await db('webhook_endpoints')
       .insert({
@@ -36,11 +38,11 @@ export function webhookRoutes(r: Router, deps: Deps): void {
         url,
         description: body.description ?? '',
         events: body.events ?? null,
-        secret: newWebhookSecret(),
+        secret: sealWebhookSecret(deps.config, secret),
       })
       .returning('*');
     ctx.status = 201;
-    ctx.body = { ...serializeEndpoint(row), secret: row.secret };
+    ctx.body = { ...serializeEndpoint(row), secret };
   });
 
   r.get('/webhooks', async (ctx) => {
@@ -65,10 +67,11 @@ export function webhookRoutes(r: Router, deps: Deps): void {
     if (body.description !== undefined) patch.description = body.description;
     if (body.enabled === true) Object.assign(patch, { enabled: true, disabled_reason: null });
     if (body.enabled === false && endpoint.enabled) Object.assign(patch, { enabled: false, disabled_reason: 'manual' });
-    if (body.rotate_secret) patch.secret = newWebhookSecret();
+    const secret = body.rotate_secret ? newWebhookSecret() : undefined;
+    if (secret) patch.secret = sealWebhookSecret(deps.config, secret);
     const [row]: EndpointRow[] = await db('webhook_endpoints').where({ id: endpoint.id }).update(patch).returning('*');
     if (patch.enabled === false) await cancelPendingDeliveries(deps, endpoint.id);
-    ctx.body = body.rotate_secret ? { ...serializeEndpoint(row), secret: row.secret } : serializeEndpoint(row);
+    ctx.body = secret ? { ...serializeEndpoint(row), secret } : serializeEndpoint(row);
   });
 
   r.delete('/webhooks/:id', async (ctx) => {
