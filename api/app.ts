@@ -12,6 +12,7 @@ import { idempotency } from './middleware/idempotency';
 import { requestMetrics } from './metrics/middleware';
 import { requestContext, versionPrefixes } from './middleware/request';
 import { rateLimit } from './middleware/rateLimit';
+import { noNulInQuery } from './middleware/validate';
 import { dropReadsOnWrite } from './middleware/reads';
 import { touchLastUsed } from './middleware/lastUsed';
 import { sessionAuth } from './middleware/session';
@@ -31,6 +32,7 @@ export function createApp(base: BaseDeps & { hot?: Hot }): App {
   app.use(requestMetrics);
   app.use(errorMiddleware);
   app.use(versionPrefixes);
+  app.use(noNulInQuery);
   const pub = publicRouter(deps);
   const api = apiRouter(deps);
   const session = sessionRouter(deps);

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { badRequest, tooLarge } from '../errors';
+import { assertNoNul } from './validate';
 
 const TEXT_TYPES = /^\s*(text\/vtt|application\/x-subrip|text\/srt)\s*(;|$)/i;
 const CAPTION_PATH = /\/videos\/[^/]+\/captions\/[^/]+$/;
@@ -33,6 +34,7 @@ export function jsonBody(limit: number): Middleware {
       } catch {
         throw badRequest('invalid_json', 'The request body is not valid JSON');
       }
+      assertNoNul(ctx.state.body, 'The request body');
     }
     return next();
   };
