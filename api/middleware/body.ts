@@ -2,6 +2,9 @@ import type { Middleware } from 'koa';
 import { badRequest, tooLarge } from '../errors';
 import { assertNoNul } from './validate';
 
+// application/json and any structured-syntax `+json` type (RFC 6839), parameters allowed; not
+// every type that merely contains "json" (`text/plain; x=json` is one a cross-site page may send).
+const JSON_TYPE = /^\s*application\/(?:[\w.!#$&^-]+\+)?json\s*(;|$)/i;
 const TEXT_TYPES = /^\s*(text\/vtt|application\/x-subrip|text\/srt)\s*(;|$)/i;
 const CAPTION_PATH = /\/videos\/[^/]+\/captions\/[^/]+$/;
 
@@ -28,7 +31,7 @@ export function jsonBody(limit: number): Middleware {
     } else if (!text) {
       ctx.state.body = {};
     } else {
-      if (type && !/json/i.test(type)) throw badRequest('unsupported_content_type', 'Request bodies must be JSON (Content-Type: application/json)');
+      if (type && !JSON_TYPE.test(type)) throw badRequest('unsupported_content_type', 'Request bodies must be JSON (Content-Type: application/json)');
       try {
         ctx.state.body = JSON.parse(text);
       } catch {

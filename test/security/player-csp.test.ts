@@ -50,7 +50,7 @@ describe('security: the player CSP lets hls.js make its caption tracks', functio
       await page.waitForSelector('video track', { state: 'attached', timeout: 30_000 });
       await page.waitForFunction(() => (document.querySelector('video') as HTMLVideoElement).currentTime > 0.5, undefined, { timeout: 30_000 });
       const violations = await page.evaluate(() => (window as unknown as { __csp?: string[] }).__csp ?? []);
-      const tracks = await page.evaluate(() => [...document.querySelectorAll('track')].map((t) => t.src));
+      const tracks = await page.evaluate(() => Array.from(document.querySelectorAll('track')).map((t) => t.src));
       assert.ok(tracks.some((src) => src.startsWith('data:')), `hls.js made its data: track (${tracks.join(', ')})`);
       assert.deepEqual(violations, []);
       // (Chromium's own favicon request may 401; only policy errors count here.)
