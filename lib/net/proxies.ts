@@ -22,8 +22,9 @@ export class TrustedProxies {
   }
 
   trusts(address: string): boolean {
+    if (!this.any) return false; // the default: nothing to look up on the request's path
     const type = net.isIP(address);
-    return type !== 0 && this.any && this.list.check(address, type === 4 ? 'ipv4' : 'ipv6');
+    return type !== 0 && this.list.check(address, type === 4 ? 'ipv4' : 'ipv6');
   }
 }
 
