@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { VideoIdKey, VideoStatusKey, WorkspaceIdKey } from '../../workflows/defs';
+import { adoptGroup } from '../../test/support/child';
 import { findTool, freePort } from '../../test/support/services';
 
 /**
@@ -111,7 +112,8 @@ dcRedirectionPolicy:
   policy: noop
 `,
   );
-  const child: ChildProcess = spawn(server, ['--root', root, '--config', 'config', '--env', 'bench', '--allow-no-auth', 'start'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(server, ['--root', root, '--config', 'config', '--env', 'bench', '--allow-no-auth', 'start'], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = adoptGroup('temporal-server', child); // stopped with the bench's other children if it fails
   let out = '';
   child.stdout?.on('data', (d) => (out = (out + d).slice(-20_000)));
   child.stderr?.on('data', (d) => (out = (out + d).slice(-20_000)));
@@ -144,8 +146,7 @@ dcRedirectionPolicy:
   return {
     address,
     async kill() {
-      child.kill('SIGTERM');
-      if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+      await proc.kill('SIGTERM');
       fs.rmSync(root, { recursive: true, force: true });
     },
   };
