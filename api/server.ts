@@ -9,6 +9,7 @@ import { serveMetrics } from '../lib/metrics/serve';
 import { createApp } from './app';
 import { apiMetricsText } from './metrics/collect';
 import { startTusRecovery } from './tus/recover';
+import { sealLegacyWebhookSecrets } from '../lib/webhooks/secrets';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -27,6 +28,10 @@ async function main(): Promise<void> {
   const stopRecovery = startTusRecovery(deps);
   const { apiPort, host: metricsHost, token } = config.metrics;
   const metrics = apiPort ? await serveMetrics({ port: apiPort, host: metricsHost, token, log, collect: () => apiMetricsText(deps) }) : undefined;
+  // Endpoints made before webhook secrets were sealed at rest (issue 22) get sealed once.
+  void sealLegacyWebhookSecrets(db, config)
+    .then((n) => n && log.info({ endpoints: n }, 'sealed webhook secrets stored in clear'))
+    .catch((err) => log.warn({ err }, 'could not seal legacy webhook secrets; will try at the next start'));
 
   const stop = async () => {
     log.info('shutting down');

@@ -16,6 +16,31 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Answers are kept for replay, but the secrets in them are not (issue 22): an API key's or a
+ * webhook's `secret` is stored, and so replayed, as `[redacted]`. A client whose first answer was
+ * lost gets the id, and revokes or rotates it (docs/api.md, "Idempotency").
+ */
+export const REDACTED_SECRET = '[redacted]';
+function withoutSecrets(value: unknown): { value: unknown; redacted: boolean } {
+  let redacted = false;
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (!v || typeof v !== 'object') return v;
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => {
+        if (k === 'secret' && typeof x === 'string') {
+          redacted = true;
+          return [k, REDACTED_SECRET];
+        }
+        return [k, walk(x)];
+      }),
+    );
+  };
+  const out = walk(value);
+  return { value: out, redacted };
+}
+
 const fingerprintOf = (method: string, path: string, body: unknown) =>
   createHash('sha256').update(JSON.stringify([method, path, canonical(body ?? null)])).digest('hex');
 
@@ -86,13 +111,15 @@ export function idempotency(db: Db): Middleware {
       await release();
       return;
     }
-    const headers = Object.fromEntries(
+    const kept = withoutSecrets(body);
+    const headers: Record<string, string> = Object.fromEntries(
       Object.entries(ctx.response.headers)
         .filter(([name]) => !FRESH_HEADERS.test(name))
         .map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]),
     );
+    if (kept.redacted) headers['idempotent-redacted'] = 'secret';
     await db('idempotency_keys')
       .where({ ...where, fingerprint })
-      .update({ state: 'done', response_status: ctx.status, response_headers: JSON.stringify(headers), response_body: body === undefined ? null : JSON.stringify(body) });
+      .update({ state: 'done', response_status: ctx.status, response_headers: JSON.stringify(headers), response_body: body === undefined ? null : JSON.stringify(kept.value) });
   };
 }

@@ -30,8 +30,16 @@ export const animatedQuery = z
   })
   .strict();
 
+// Numbers are plain decimals: z.coerce.number() alone took `width=0x10` for 16 and `time=` for 0.
+const NUMERIC = new Set(['time', 'width', 'height', 'start', 'end', 'fps']);
+const DECIMAL = /^\d{1,9}(\.\d{1,6})?$/;
+
 function parse<T extends z.ZodType>(schema: T, query: ParsedUrlQuery): z.infer<T> {
   const single = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : v]));
+  const notDecimal = Object.entries(single).filter(([k, v]) => NUMERIC.has(k) && !DECIMAL.test(v ?? ''));
+  if (notDecimal.length) {
+    throw badRequest('invalid_parameters', 'The query string has invalid parameters', notDecimal.map(([k]) => ({ field: k, message: 'must be a decimal number, like 12 or 2.5' })));
+  }
   const r = schema.safeParse(single);
   if (!r.success) {
     throw badRequest('invalid_parameters', 'The query string has invalid parameters', r.error.issues.map((i) => ({ field: i.path.join('.') || '(query)', message: i.message })));
