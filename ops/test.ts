@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ProvisionError, say } from './log';
 import { repoRoot } from './paths';
@@ -53,7 +54,7 @@ function runMocha(args: string[], env: NodeJS.ProcessEnv, logFile: string): Prom
     }
     child.once('close', (code, signal) => {
       for (const [s, h] of handlers) process.off(s, h);
-      log.end(() => resolve({ rc: code ?? (signal ? 128 + 1 : 1), output }));
+      log.end(() => resolve({ rc: code ?? 128 + (signal ? os.constants.signals[signal] : 1), output }));
     });
   });
 }
