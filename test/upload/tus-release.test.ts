@@ -14,11 +14,11 @@ describe('tus: given-up uploads free their reservation; Idempotency-Key replays'
   let ws: Workspace;
   const meta = `filename ${Buffer.from('a.mp4').toString('base64')},content_type ${Buffer.from('video/mp4').toString('base64')}`;
   const used = async () => Number((await s.db('workspaces').where({ id: ws.id }).first('storage_used_bytes')).storage_used_bytes);
-  const post = (headers: Record<string, string>, body?: Buffer) =>
+  const post = (headers: Record<string, string>, body?: Uint8Array) =>
     fetch(`${s.url}/v1/upload/tus`, {
       method: 'POST',
       headers: { 'Tus-Resumable': '1.0.0', 'X-API-Key': ws.fullKey, 'Upload-Metadata': meta, ...(body ? { 'Content-Type': 'application/offset+octet-stream' } : {}), ...headers },
-      body,
+      body: body as BodyInit | undefined,
     });
   const deletedEvent = (uuid: string) =>
     until(async () => !!(await s.db('events').where({ video_id: uuid, type: 'video.deleted' }).first()), 30_000, 'video.deleted event');
@@ -34,7 +34,7 @@ describe('tus: given-up uploads free their reservation; Idempotency-Key replays'
     assert.equal(created.status, 201, await created.text());
     const id = created.headers.get('video-id')!;
     assert.equal(await used(), before + 1_000_000, 'the declared size is reserved');
-    const put = await fetch(created.headers.get('location')!, { method: 'PATCH', headers: { 'Tus-Resumable': '1.0.0', 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }, body: Buffer.alloc(1000, 1) });
+    const put = await fetch(created.headers.get('location')!, { method: 'PATCH', headers: { 'Tus-Resumable': '1.0.0', 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }, body: new Uint8Array(1000) });
     assert.equal(put.status, 204);
 
     const del = await fetch(created.headers.get('location')!, { method: 'DELETE', headers: { 'Tus-Resumable': '1.0.0' } });
