@@ -1,0 +1,17 @@
+import type { RenditionView } from '../videos/read';
+
+/** The passthrough's rendition name: its files are under `hls/source/` (activities/ladder.ts). */
+export const PASSTHROUGH_RENDITION = 'source';
+
+/** `videos.passthrough_rendition`: set while the published master lists the passthrough. */
+export interface PassthroughEntry {
+  width: number;
+  height: number;
+  bitrate: number;
+}
+
+/** The passthrough as a ready rendition, as reads and the image renderer see it. */
+export function passthroughView(entry: PassthroughEntry | null | undefined): RenditionView | null {
+  if (!entry) return null;
+  return { name: PASSTHROUGH_RENDITION, width: entry.width, height: entry.height, bitrate: Math.round(entry.bitrate), status: 'ready', progress: 100 };
+}
