@@ -1,5 +1,3 @@
-import type { RenditionView } from '../videos/read';
-
 /** The passthrough's rendition name: its files are under `hls/source/` (activities/ladder.ts). */
 export const PASSTHROUGH_RENDITION = 'source';
 
@@ -11,7 +9,7 @@ export interface PassthroughEntry {
 }
 
 /** The passthrough as a ready rendition, as reads and the image renderer see it. */
-export function passthroughView(entry: PassthroughEntry | null | undefined): RenditionView | null {
+export function passthroughView(entry: PassthroughEntry | null | undefined): { name: string; width: number; height: number; bitrate: number; status: 'ready'; progress: number } | null {
   if (!entry) return null;
   return { name: PASSTHROUGH_RENDITION, width: entry.width, height: entry.height, bitrate: Math.round(entry.bitrate), status: 'ready', progress: 100 };
 }
