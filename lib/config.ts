@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { MediaLimits } from './media/limits';
 import type { MediaPolicy } from './media/tools';
 import { parseTrustedProxies } from './net/proxies';
+import type { RenderLimits } from './outputs/renderQueue';
 
 // Env strings are parsed explicitly: Boolean('false') === true is the classic trap.
 const bool = z
@@ -136,6 +137,16 @@ const schema = z.object({
   // uploads room (issue 10): resumable (tus) uploads
   MAX_RESUMABLE_UPLOAD_BYTES: z.coerce.number().int().min(1).default(50 * 1024 ** 3),
 
+  // on-demand images (issue 22 item 8, docs/outputs.md "Render limits")
+  RENDER_CONCURRENCY: z.coerce.number().int().min(1).default(2),
+  RENDER_ANONYMOUS_CONCURRENCY: z.coerce.number().int().min(1).default(1),
+  RENDER_QUEUE_MAX: z.coerce.number().int().min(0).default(4),
+  RENDER_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
+  RENDER_BUDGET_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).default(6),
+  RENDER_BUDGET_PER_VIDEO_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  RENDER_FAILURE_CACHE_SECONDS: z.coerce.number().int().min(1).default(60),
+  DERIVED_MAX_MB_PER_VIDEO: z.coerce.number().min(1).default(64),
+
   // contract room: metrics and logs (SPEC §16)
   // Metrics are served on their own ports, never the public API's (issue 22): loopback by default.
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
@@ -223,6 +234,8 @@ export interface Config {
   };
   // dashboard room
   dashboard: { sessionTtlSeconds: number; maxFailuresPerAccount: number; maxFailuresPerIp: number; maxFailuresPerEmail: number; failureWindowSeconds: number };
+  /** On-demand images (issue 22): the render queue, budgets and the derived-file cap. */
+  renders: RenderLimits;
   // contract room
   /** `port`: a worker's; `apiPort`: the API's (0 = none); `token`: bearer token both require when set. */
   metrics: { port: number; apiPort: number; host: string; token?: string; temporalPort: number };
@@ -370,6 +383,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       failureWindowSeconds: e.LOGIN_FAILURE_WINDOW_SECONDS,
     },
     // contract room
+    renders: {
+      concurrency: e.RENDER_CONCURRENCY,
+      anonymousConcurrency: Math.min(e.RENDER_ANONYMOUS_CONCURRENCY, e.RENDER_CONCURRENCY),
+      queueMax: e.RENDER_QUEUE_MAX,
+      timeoutMs: e.RENDER_TIMEOUT_MS,
+      perAddressPerMinute: e.RENDER_BUDGET_PER_ADDRESS_PER_MINUTE,
+      perVideoPerMinute: e.RENDER_BUDGET_PER_VIDEO_PER_MINUTE,
+      failureCacheMs: e.RENDER_FAILURE_CACHE_SECONDS * 1000,
+      derivedMaxBytesPerVideo: Math.floor(e.DERIVED_MAX_MB_PER_VIDEO * 1024 * 1024),
+    },
     metrics: { port: e.METRICS_PORT, apiPort: e.API_METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN, temporalPort: e.TEMPORAL_METRICS_PORT },
     logFormat: e.LOG_FORMAT,
   });

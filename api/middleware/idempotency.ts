@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Db } from '../../lib/db';
 import { ApiError, badRequest, conflict } from '../errors';
 
@@ -59,14 +59,18 @@ interface Row {
  * The same key with another method, path or body → 422 `idempotency_key_reused`. Keys are the
  * workspace's. Only answers are kept: a request that fails (4xx/5xx) releases its key, since it
  * changed nothing and the client may correct it and retry under the same key.
+ *
+ * `requestOf` says what identifies a request whose body is not JSON (tus: its Upload-Length and
+ * Upload-Metadata headers; the bytes of a creation-with-upload are not part of it). An empty text
+ * answer (a tus 201) is kept like a JSON one.
  */
-export function idempotency(db: Db): Middleware {
+export function idempotency(db: Db, opts: { requestOf?: (ctx: Context) => unknown } = {}): Middleware {
   return async (ctx, next) => {
     const key = ctx.get('idempotency-key');
     const auth = ctx.state.auth;
     if (ctx.method !== 'POST' || !key || !auth) return next();
     if (key.length > 255) throw badRequest('invalid_idempotency_key', 'Idempotency-Key must be at most 255 characters');
-    const fingerprint = fingerprintOf(ctx.method, ctx.path, ctx.state.body);
+    const fingerprint = fingerprintOf(ctx.method, ctx.path, opts.requestOf ? opts.requestOf(ctx) : ctx.state.body);
     const where = { workspace_id: auth.workspaceId, key };
 
     // Claims a new key, or one that expired or whose request died, in one statement.
@@ -106,7 +110,7 @@ export function idempotency(db: Db): Middleware {
       throw err;
     }
     const body = ctx.body;
-    const storable = ctx.status < 400 && (body === undefined || body === null || (typeof body === 'object' && !Buffer.isBuffer(body) && typeof (body as { pipe?: unknown }).pipe !== 'function'));
+    const storable = ctx.status < 400 && (body === undefined || body === null || body === '' || (typeof body === 'object' && !Buffer.isBuffer(body) && typeof (body as { pipe?: unknown }).pipe !== 'function'));
     if (!storable) {
       await release();
       return;
