@@ -150,7 +150,7 @@ export function ladderActivities({ config, storage, temporal, log }: ActivityDep
           } catch (err) {
             throw toFailure(err);
           }
-          const args = chunkLadderArgs({ input: input.path, inputArgs: input.inputArgs, outputRoot: dir, rungs: p.rungs, chunk: p.chunk, hasAudio: p.hasAudio, segmentSeconds, fps: p.fps, preset: config.media.x264Preset });
+          const args = chunkLadderArgs({ input: input.path, inputArgs: input.inputArgs, outputRoot: dir, rungs: p.rungs, chunk: p.chunk, hasAudio: p.hasAudio, segmentSeconds, fps: p.fps, preset: config.media.x264Preset, rateControl: config.media.rateControl });
           const onProgress = (pct: number) => {
             beat(pct);
             const now = Date.now();

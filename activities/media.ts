@@ -114,6 +114,7 @@ export function mediaActivities({ config, db, storage, temporal, log }: Activity
             hasAudio: p.hasAudio,
             fps: p.fps,
             preset: config.media.x264Preset,
+            rateControl: config.media.rateControl,
             segmentSeconds: config.media.segmentSeconds,
           });
           try {
