@@ -26,7 +26,15 @@ export function videoRateArgs(rung: Pick<Rung, 'videoBitrate' | 'maxrate' | 'buf
   if (rc.mode === 'abr') {
     return [`-b${stream || ':v'}`, String(rung.videoBitrate), `-maxrate${stream}`, String(rung.maxrate), `-bufsize${stream}`, String(rung.bufsize)];
   }
-  return [`-crf${stream}`, String(rc.crf), `-maxrate${stream}`, String(rung.videoBitrate), `-bufsize${stream}`, String(rung.bufsize)];
+  // The VBV buffer starts a third full (x264 would start it 90% full): a capped-CRF encode has no
+  // average target that pays back an initial burst, and on hard content that burst alone would
+  // put it above the fixed-bitrate ladder's bytes.
+  return [
+    `-crf${stream}`, String(rc.crf),
+    `-maxrate${stream}`, String(rung.videoBitrate),
+    `-bufsize${stream}`, String(rung.bufsize),
+    `-rc_init_occupancy${stream}`, String(Math.round(rung.bufsize / 3)),
+  ];
 }
 
 /** Global options shared by every invocation; run.ts parses the `-progress pipe:1` output. */
