@@ -52,6 +52,8 @@ export interface RenditionState {
   bitrate: number;
   status: RenditionStatus;
   progress: number;
+  /** Measured against the source scaled to the rung once the rendition is done (issue 28). */
+  quality?: { ssim_db: number; psnr_db: number } | null;
 }
 
 export interface VideoState {

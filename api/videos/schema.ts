@@ -13,6 +13,13 @@ export const rendition = z
     bitrate: z.number().int(),
     status: z.enum(['queued', 'processing', 'ready', 'failed']),
     progress: z.number().min(0).max(100),
+    quality: z
+      .object({
+        ssim_db: z.number().meta({ description: 'Mean SSIM as dB, −10·log10(1 − SSIM): 20 dB is SSIM 0.99' }),
+        psnr_db: z.number(),
+      })
+      .nullable()
+      .meta({ description: 'Measured against the source scaled to the rung, on sampled frames (SPEC §21); null until measured, and for a rung that is the source itself' }),
   })
   .meta({ id: 'Rendition' });
 

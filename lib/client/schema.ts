@@ -1008,6 +1008,12 @@ export interface components {
             /** @enum {string} */
             status: "queued" | "processing" | "ready" | "failed";
             progress: number;
+            /** @description Measured against the source scaled to the rung, on sampled frames (SPEC §21); null until measured, and for a rung that is the source itself */
+            quality: {
+                /** @description Mean SSIM as dB, −10·log10(1 − SSIM): 20 dB is SSIM 0.99 */
+                ssim_db: number;
+                psnr_db: number;
+            } | null;
         };
         StaticRendition: {
             /** @enum {string} */
