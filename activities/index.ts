@@ -6,6 +6,7 @@ import { ladderActivities } from './ladder';
 import { mediaActivities } from './media';
 import { outputActivities } from './outputs';
 import { qualityActivities } from './quality';
+import { codecActivities } from './codecs';
 import { stateActivities } from './state';
 import { webhookActivities } from './webhooks';
 
@@ -23,6 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     ...webhookActivities(deps),
     ...outputActivities(deps),
     ...qualityActivities(deps),
+    ...codecActivities(deps),
   };
 }
 

@@ -38,6 +38,8 @@ export interface VideoRow {
   mp4_support: string;
   source_video_id: string | null;
   storyboard_ready: boolean;
+  /** SPEC §21 (absent on rows read before the column existed). */
+  codecs?: Array<'h264' | 'hevc' | 'av1'>;
 }
 
 export interface RenditionRow {
@@ -74,6 +76,8 @@ export interface VideoRead extends OutputFields {
   thumbnail_url: string | null;
   embed_url: string | null;
   renditions: Array<{ name: string; width: number; height: number; bitrate: number; status: string; progress: number; quality: RenditionQuality | null }>;
+  codecs: Array<'h264' | 'hevc' | 'av1'>;
+  dash_url: string | null;
   error_message?: string | null;
   error_code?: string | null;
   folder_id: string | null;
@@ -196,6 +200,8 @@ export function serializeVideo(
     thumbnail_url: ready ? `${config.cdnUrl}/v/${publicId}/thumbnail.jpg` : null,
     embed_url: ready ? `${config.playerUrl}/embed/${publicId}` : null,
     renditions: rends,
+    codecs: row.codecs ?? ['h264'],
+    dash_url: ready && (row.codecs ?? []).some((c) => c !== 'h264') ? `${config.cdnUrl}/v/${publicId}/manifest.mpd` : null,
     folder_id: row.folder_id,
     tags,
     created_at: iso(row.created_at)!,

@@ -67,12 +67,14 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
 
   let original: PlaylistRung | undefined;
   const ready: Rung[] = [];
+  /** SPEC §21: HEVC/AV1 CMAF renditions, listed after the H.264 ladder. */
+  const cmaf: PlaylistRung[] = [];
   const publishMaster = () =>
     io.publishMaster({
       workspaceId,
       videoId,
       rungs: rungs.filter((r) => ready.includes(r)),
-      extra: original && keepPassthrough(original, ready) ? [original] : [],
+      extra: [...(original && keepPassthrough(original, ready) ? [original] : []), ...cmaf],
     });
   const becomeReady = async () => {
     await thumbnail;
@@ -164,6 +166,24 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
     await encodeGroup(rungs.slice(0, 1));
     await becomeReady();
     if (rungs.length > 1) await encodeGroup(rungs.slice(1));
+  }
+  // SPEC §21 codecs: each extra codec's rungs (every rung, the source's too) once H.264 is complete.
+  // A failed extra encode leaves the video as it is: H.264 always plays.
+  const extraCodecs = (ctx.input.codecs ?? []).filter((c) => c !== 'h264');
+  if (extraCodecs.length > 0 && state.status === 'ready' && patched('encoding-codecs-v1')) {
+    for (const codec of extraCodecs) {
+      const results = await Promise.allSettled(
+        rungs.map((rung) => io.encodeCmafRendition({ workspaceId, videoId, storageKey, rung, codec, fps: info.fps, durationSeconds: info.durationSeconds })),
+      );
+      for (const r of results) {
+        if (r.status === 'fulfilled') cmaf.push(r.value);
+        else if (isCancellation(r.reason)) throw r.reason;
+      }
+    }
+    if (cmaf.length > 0) {
+      await publishMaster();
+      await io.publishDash({ workspaceId, videoId, durationSeconds: info.durationSeconds, renditions: cmaf });
+    }
   }
   await Promise.all(qualityJobs);
   await acts.recordState({ videoId, progress: state.progress });
