@@ -3,6 +3,7 @@ import type { Db } from '../db';
 import { videoPublicId } from '../ids';
 import type { RenditionState, VideoState } from '../../workflows/defs';
 import { type OutputFields, outputFields, type VideoOutputs } from '../outputs/read';
+import { type PassthroughEntry, passthroughView } from '../outputs/passthrough';
 
 export interface VideoRow {
   id: string;
@@ -40,6 +41,8 @@ export interface VideoRow {
   storyboard_ready: boolean;
   /** SPEC §21 (absent on rows read before the column existed). */
   codecs?: Array<'h264' | 'hevc' | 'av1'>;
+  passthrough_rendition: PassthroughEntry | null;
+  derived_bytes: number | string;
 }
 
 export interface RenditionRow {
@@ -179,6 +182,9 @@ export function serializeVideo(
         quality: r.quality ?? qualityOf(measured.get(r.name) ?? {}),
       }))
     : renditions.map((r) => ({ name: r.name, width: r.width, height: r.height, bitrate: r.bitrate, status: r.status, progress: r.progress, quality: qualityOf(r) }));
+  // The passthrough the master lists: the rendition the video plays from until the ladder lands.
+  const source = passthroughView(row.passthrough_rendition);
+  if (source && !rends.some((r) => r.name === source.name)) rends.push({ ...source, quality: null });
   const out: VideoRead = {
     id: publicId,
     video_id: publicId,
