@@ -5,6 +5,8 @@ import { importActivities } from './import';
 import { ladderActivities } from './ladder';
 import { mediaActivities } from './media';
 import { outputActivities } from './outputs';
+import { qualityActivities } from './quality';
+import { codecActivities } from './codecs';
 import { stateActivities } from './state';
 import { webhookActivities } from './webhooks';
 
@@ -21,6 +23,8 @@ export function createActivities(deps: ActivityDeps) {
     ...ladderActivities(deps),
     ...webhookActivities(deps),
     ...outputActivities(deps),
+    ...qualityActivities(deps),
+    ...codecActivities(deps),
   };
 }
 
