@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { classifyFfmpegError, createMediaTools, FfmpegError, isRefusedInput, masterPlaylist, MediaError, type PlaylistRung, REFUSED_INPUT_MESSAGE, thumbnailArgs, thumbnailTime, transcodeArgs } from '../lib/media';
+import { classifyFfmpegError, codecsFor, createMediaTools, FfmpegError, isRefusedInput, masterPlaylist, MediaError, type PlaylistRung, REFUSED_INPUT_MESSAGE, thumbnailArgs, thumbnailTime, transcodeArgs } from '../lib/media';
 import type { Rung } from '../lib/media/ladder';
 import { withMasterLock, writeMaster } from '../lib/outputs/publish';
 import { keys } from '../lib/storage';
@@ -136,8 +136,17 @@ export function mediaActivities({ config, db, storage, temporal, log }: Activity
     },
 
     /** Rewrites the master playlist with the rungs published so far (idempotent). */
-    async publishMaster(p: { workspaceId: string; videoId: string; rungs: Rung[]; /** e.g. the passthrough, with measured bandwidth and codecs */ extra?: PlaylistRung[] }): Promise<void> {
-      const text = masterPlaylist([...p.rungs, ...(p.extra ?? [])], (r) => `${r.name}/index.m3u8`);
+    async publishMaster(p: {
+      workspaceId: string;
+      videoId: string;
+      rungs: Rung[];
+      /** e.g. the passthrough, with measured bandwidth and codecs */
+      extra?: PlaylistRung[];
+      /** SPEC §19 layout: the rungs carry no audio; lib/outputs/audio.ts adds the AUDIO group and AAC to CODECS. */
+      videoOnly?: boolean;
+    }): Promise<void> {
+      const all: PlaylistRung[] = [...p.rungs, ...(p.extra ?? [])];
+      const text = masterPlaylist(p.videoOnly ? all.map((r) => ({ ...r, codecs: r.codecs ?? codecsFor(r, { hasAudio: false }) })) : all, (r) => `${r.name}/index.m3u8`);
       // With the video's captions (SPEC §14), under the lock the caption routes also take.
       await withMasterLock(db, p.videoId, () => writeMaster(db, storage, { workspaceId: p.workspaceId, videoId: p.videoId, text }));
     },

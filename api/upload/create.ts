@@ -23,7 +23,7 @@ export interface NewVideo {
   tags?: string[];
   sourceUrl?: string;
   /** SPEC §14 */
-  outputs?: { passthrough?: string; max_resolution?: MaxResolution; mp4_support?: Mp4Support; source_video_id?: string };
+  outputs?: { passthrough?: string; max_resolution?: MaxResolution; mp4_support?: Mp4Support; source_video_id?: string; normalize_audio?: boolean };
   source: VideoSource;
   /** For uploads: the kind of upload URL and the origin it answers browsers with (SPEC §13). */
   upload?: { protocol: 'put' | 'tus'; corsOrigin?: string };
@@ -77,6 +77,7 @@ export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Pro
     max_resolution: v.outputs?.max_resolution ?? null,
     mp4_support: v.outputs?.mp4_support ?? 'none',
     source_video_id: v.outputs?.source_video_id ?? null,
+    normalize_audio: v.outputs?.normalize_audio ?? false,
     upload_expires_at: v.source.kind === 'upload' ? new Date(Date.now() + config.upload.urlTtlSeconds * 1000).toISOString() : null,
     upload_key: uploadKey,
     upload_protocol: protocol,
