@@ -11,13 +11,13 @@ import {
   audioLadderArgs,
   audioOnlyMaster,
   audioRenditionArgs,
+  coverArtArgs,
   createMediaTools,
   loudnessArgs,
   type LoudnessMeasure,
   parseLoudness,
   planAudioTracks,
   type SafeInput,
-  thumbnailArgs,
   waveformArgs,
 } from '../../lib/media';
 import { withMasterLock, writeMaster } from '../../lib/outputs/publish';
@@ -157,7 +157,7 @@ export function audioActivities({ config, db, storage }: ActivityDeps) {
         try {
           const input = await media.open(await storage.mediaSource(p.storageKey), signal, { allowAudioOnly: true });
           const run = { outputDir: dir, signal, durationSeconds: p.durationSeconds };
-          if (p.coverArt) await media.ffmpeg(thumbnailArgs({ input: input.path, inputArgs: input.inputArgs, output, atSeconds: 0 }), input, run).catch(() => undefined);
+          if (p.coverArt) await media.ffmpeg(coverArtArgs({ input: input.path, inputArgs: input.inputArgs, output }), input, run).catch(() => undefined);
           if (!(await fs.stat(output).catch(() => null))) await media.ffmpeg(waveformArgs({ input: input.path, inputArgs: input.inputArgs, output }), input, run);
         } catch (err) {
           throw toFailure(err);

@@ -209,3 +209,19 @@ export function audioOnlyMaster(rungs: ReadonlyArray<{ name: string; bitrate: nu
   }
   return `${lines.join('\n')}\n`;
 }
+
+/** An audio file's attached picture (cover art) as a JPEG poster. No seek: a seek skips the one-frame stream. */
+export function coverArtArgs(o: { input: string; inputArgs?: readonly string[]; output: string; maxWidth?: number }): string[] {
+  const maxWidth = o.maxWidth ?? 1280;
+  return [
+    ...GLOBAL_ARGS,
+    ...(o.inputArgs ?? []),
+    '-i', o.input,
+    '-map', '0:v:0',
+    '-frames:v', '1',
+    '-vf', `scale='min(${maxWidth},iw)':-2`,
+    '-q:v', '3',
+    '-update', '1',
+    o.output,
+  ];
+}
