@@ -23,6 +23,9 @@ export async function up(knex: Knex): Promise<void> {
     t.string('origin', 8).notNullable().defaultTo('source');
     t.double('loudness_lufs').nullable();
     t.text('error_message').nullable();
+    // An added track (POST /videos/{id}/audio-tracks): where its upload URL writes, or the URL it is fetched from.
+    t.string('upload_key', 512).nullable();
+    t.text('source_url').nullable();
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.primary(['video_id', 'rendition']);

@@ -24,13 +24,12 @@ import { withMasterLock, writeMaster } from '../../lib/outputs/publish';
 import { keys } from '../../lib/storage';
 import type { ActivityDeps } from '../deps';
 import { toFailure } from '../media';
+import { addedTrackActivities, audioKey } from './tracks';
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
 export const nameOfLanguage = (l: string): string => languageNames.of(l) ?? l;
 
-/** Where an audio rendition lives: `hls/audio/<rendition>/` beside the rungs. */
-export const audioKey = (ws: string, vid: string, rendition: string) => `${keys.videoPrefix(ws, vid)}hls/audio/${rendition}/`;
 
 async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'vidhost-audio-'));
@@ -52,7 +51,8 @@ async function heartbeating<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export function audioActivities({ config, db, storage }: ActivityDeps) {
+export function audioActivities(deps: ActivityDeps) {
+  const { config, db, storage } = deps;
   const media = createMediaTools(config.media);
   const segmentSeconds = config.media.segmentSeconds;
 
@@ -80,6 +80,8 @@ export function audioActivities({ config, db, storage }: ActivityDeps) {
   const normalizeOf = async (videoId: string): Promise<boolean> => Boolean((await db('videos').where({ id: videoId }).first('normalize_audio'))?.normalize_audio);
 
   return {
+    ...addedTrackActivities(deps),
+
     /**
      * Every audio stream of the source as its own rendition (stereo AAC; a surround stream also
      * as 5.1), measured (EBU R128) and, with normalize_audio, normalised to −16 LUFS. Rows are

@@ -48,6 +48,7 @@ const RECIPES: Record<string, { ext: string; contentType: string; args: string[]
       '-c:v', 'mjpeg', '-disposition:v', 'attached_pic', '-id3v2_version', '3'],
   },
   // A track to add to a ready video: longer than the 3 s video (cut), in Spanish.
+  shortTrack: { ext: 'mp3', contentType: 'audio/mpeg', args: [...tone(PITCH.fr, 'stereo', 1.5), '-c:a', 'libmp3lame', '-b:a', '64k'] },
   longTrack: { ext: 'm4a', contentType: 'audio/mp4', args: [...tone(PITCH.es, 'stereo', 5), '-c:a', 'aac', '-b:a', '96k'] },
 };
 
