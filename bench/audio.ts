@@ -6,9 +6,15 @@
  *   ratio per extra track = (ladder(N) − ladder(1)) / (N − 1) / ladder(1).
  *
  * Every source stream is measured (EBU R128) and encoded once as its own rendition, beside the
- * video rungs. Numbers are only meaningful on a quiet machine.
+ * video rungs, so on an idle multi-core machine the wall time barely moves; the second figure is
+ * what a track really costs, in CPU seconds, against the video ladder's encode (both plain ffmpeg,
+ * the same arguments as the activities, timed by bash's `times`):
  *
- *   npm run bench:audio -- [--seconds 20] [--height 720] [--tracks 1,2,4] [--runs 1]
+ *   cpu ratio = CPU(loudness pass + one AAC rendition) / CPU(every video rung from one decode)
+ *
+ * Numbers are only meaningful on a quiet machine.
+ *
+ *   npm run bench:audio -- [--seconds 20] [--height 720] [--tracks 1,2,4] [--runs 1] [--cpu-only]
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,6 +22,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
+import { GLOBAL_ARGS } from '../lib/media/args';
+import { audioRenditionArgs, loudnessArgs } from '../lib/media/audio';
+import { chunkLadderArgs } from '../lib/media/chunks';
+import { planLadder } from '../lib/media/ladder';
 import { putFile, waitForVideo } from '../test/support/flow';
 import { mochaHooks } from '../test/support/hooks';
 import { startStack, type Stack } from '../test/support/stack';
@@ -55,7 +65,31 @@ async function ladderSeconds(s: Stack, file: string): Promise<number> {
   return (performance.now() - t0) / 1000;
 }
 
+/** User + system CPU seconds of one ffmpeg run (its children's times, as bash reports them). */
+async function cpuSeconds(args: string[]): Promise<number> {
+  const { stdout } = await run('bash', ['-c', 'ffmpeg "$@" >/dev/null 2>&1; times', '_', ...args]);
+  const children = stdout.trim().split('\n')[1] ?? '';
+  return [...children.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0);
+}
+
+async function cpuRatio(file: string): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidhost-bench-audio-'));
+  try {
+    const rungs = planLadder({ width: Math.round((height * 16) / 9 / 2) * 2, height });
+    for (const r of rungs) fs.mkdirSync(path.join(dir, r.name));
+    const ladder = await cpuSeconds(['-y', ...chunkLadderArgs({ input: file, outputRoot: dir, rungs, chunk: { index: 0, start: 0, end: null }, hasAudio: false, segmentSeconds: 6, fps: 30, preset: 'veryfast' }).slice(GLOBAL_ARGS.length)]);
+    const measure = await cpuSeconds(loudnessArgs({ input: file, stream: 0 }).slice(7));
+    fs.mkdirSync(path.join(dir, 'a0'));
+    const encode = await cpuSeconds(audioRenditionArgs({ input: file, outputDir: path.join(dir, 'a0'), stream: 0, channels: 2, bitrate: 128_000, segmentSeconds: 6 }).slice(GLOBAL_ARGS.length));
+    console.log(`CPU: video ladder ${ladder.toFixed(2)} s; one audio track ${(measure + encode).toFixed(2)} s (loudness ${measure.toFixed(2)} + AAC ${encode.toFixed(2)}); ratio ${((measure + encode) / ladder).toFixed(3)} per track`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
+  await cpuRatio(await source(1));
+  if (argv.includes('--cpu-only')) return;
   const s = await startStack({ env: { X264_PRESET: 'veryfast' } });
   const times = new Map<number, number>();
   for (const n of trackCounts) {
