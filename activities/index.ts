@@ -1,3 +1,4 @@
+import { audioActivities } from './audio';
 import type { ActivityDeps } from './deps';
 import { eventActivities } from './events';
 import { fileActivities } from './files';
@@ -25,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     ...outputActivities(deps),
     ...qualityActivities(deps),
     ...codecActivities(deps),
+    ...audioActivities(deps),
   };
 }
 

@@ -92,15 +92,20 @@ export function ladderActivities({ config, db, storage, temporal, log }: Activit
 
   return {
     /** Probe, keyframe scan, passthrough eligibility and the chunk plan, from config. */
-    async planTranscode(p: { storageKey: string }) {
+    async planTranscode(p: { storageKey: string; /** SPEC §19 (audio-v1): audio-only sources are accepted, and the passthrough is video only. */ audioRenditions?: boolean }) {
       try {
         const signal = Context.current().cancellationSignal;
-        const input = await media.open(await storage.mediaSource(p.storageKey), signal);
+        const input = await media.open(await storage.mediaSource(p.storageKey), signal, { allowAudioOnly: p.audioRenditions });
         const info = input.info;
         const head = await storage.head(p.storageKey);
+        if (!info.hasVideo) {
+          const none: Eligibility = { eligible: false, reason: 'audio only' };
+          return { info: { ...info, sizeBytes: head?.size ?? info.sizeBytes }, passthrough: none, chunks: [{ index: 0, start: 0, end: null }] };
+        }
         const keyframes = parseKeyframes(await media.ffprobe(keyframeScanArgs(input.path, input.inputArgs), input, signal));
+        const audio = p.audioRenditions ? null : info.streams.audio;
         const passthrough: Eligibility = config.media.passthrough
-          ? passthroughEligibility({ ...info, ...info.streams, keyframes }, segmentSeconds)
+          ? passthroughEligibility({ ...info, ...info.streams, audio, keyframes }, segmentSeconds)
           : { eligible: false, reason: 'disabled (TRANSCODE_PASSTHROUGH=false)' };
         const chunks = planChunks({
           keyframes,

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { audioTrackRoutes } from './audio/routes';
 import { captionRoutes } from './captions/routes';
 import { cdnRoutes } from './cdn/routes';
 import { dashboardRoutes } from './dashboard/routes';
@@ -31,7 +32,7 @@ export function publicRouter(deps: Deps): Router {
 /** Everything behind an API key. One resource, one folder. */
 export function apiRouter(deps: Deps): Router {
   const r = new Router();
-  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes]) mount(r, deps);
+  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes, audioTrackRoutes]) mount(r, deps);
   return r;
 }
 

@@ -1,5 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import type { Config } from '../../lib/config';
+import { audioTrackDocs } from '../audio/openapi';
 import { captionDocs } from '../captions/openapi';
 import { cdnDocs } from '../cdn/openapi';
 import { clipDocs } from '../clips/openapi';
@@ -29,6 +30,7 @@ const RESOURCES: Array<(d: DocContext) => void> = [
   tusDocs,
   videoDocs,
   captionDocs,
+  audioTrackDocs,
   clipDocs,
   folderDocs,
   tagDocs,

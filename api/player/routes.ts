@@ -97,6 +97,7 @@ export function playerRoutes(r: Router, deps: Deps): void {
       loop: flag(ctx.query.loop, false),
       // Seek previews (SPEC §14) once the storyboard exists: the player never asks for a missing one.
       storyboard: video.storyboard_ready ? `${deps.config.cdnUrl}/v/${subject}/storyboard.vtt` : undefined,
+      audioOnly: video.audio_layout === 'audio_only',
     });
   });
 

@@ -23,7 +23,7 @@ export interface NewVideo {
   tags?: string[];
   sourceUrl?: string;
   /** SPEC §14 */
-  outputs?: { passthrough?: string; max_resolution?: MaxResolution; mp4_support?: Mp4Support; source_video_id?: string };
+  outputs?: { passthrough?: string; max_resolution?: MaxResolution; mp4_support?: Mp4Support; source_video_id?: string; normalize_audio?: boolean };
   /** SPEC §21: H.264 plus any of hevc/av1. */
   codecs?: Array<'h264' | 'hevc' | 'av1'>;
   source: VideoSource;
@@ -82,6 +82,7 @@ export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Pro
     mp4_support: v.outputs?.mp4_support ?? 'none',
     codecs,
     source_video_id: v.outputs?.source_video_id ?? null,
+    normalize_audio: v.outputs?.normalize_audio ?? false,
     upload_expires_at: v.source.kind === 'upload' ? new Date(Date.now() + config.upload.urlTtlSeconds * 1000).toISOString() : null,
     upload_key: uploadKey,
     upload_protocol: protocol,

@@ -42,6 +42,16 @@ export const captionTrack = z
   })
   .meta({ id: 'CaptionTrack' });
 
+export const audioTrack = z
+  .object({
+    language: z.string().meta({ description: 'BCP-47 tag from the stream\'s metadata; `und` when it has none', example: 'en' }),
+    name: z.string(),
+    default: z.boolean(),
+    channels: z.number().int().meta({ description: '2 (stereo, the downmix of a surround stream) or 6 (5.1)' }),
+    status: z.enum(['pending_upload', 'processing', 'ready', 'failed']),
+  })
+  .meta({ id: 'AudioTrack' });
+
 /** The read shape of SPEC §3, as `serializeVideo` (lib/videos/read.ts) writes it. */
 export const videoRead = z
   .object({
@@ -82,6 +92,10 @@ export const videoRead = z
     static_renditions: z.array(staticRendition),
     storyboard_url: z.string().nullable().meta({ description: '`{cdn_url}/v/<id>/storyboard.vtt`; null until ready' }),
     captions: z.array(captionTrack),
+    // audio (SPEC §19)
+    audio_tracks: z.array(audioTrack),
+    loudness_lufs: z.number().nullable().meta({ description: 'Integrated loudness of the source\'s first audio track (EBU R128), LUFS; null without audio or until measured' }),
+    normalize_audio: z.boolean().meta({ description: 'Renditions normalised to −16 LUFS (set on creation)' }),
   })
   .meta({ id: 'Video' });
 

@@ -41,6 +41,9 @@ export interface VideoRow {
   storyboard_ready: boolean;
   /** SPEC §21 (absent on rows read before the column existed). */
   codecs?: Array<'h264' | 'hevc' | 'av1'>;
+  normalize_audio: boolean;
+  loudness_lufs: number | null;
+  audio_layout: string | null;
   passthrough_rendition: PassthroughEntry | null;
   derived_bytes: number | string;
 }
@@ -118,7 +121,10 @@ export const VIDEO_WITH_RELATIONS = `v.*,
               from static_renditions s where s.video_id = v.id), '[]'::json) as statics,
   coalesce((select json_agg(json_build_object('video_id', c.video_id, 'language', c.language, 'label', c.label, 'is_default', c.is_default,
                                               'status', c.status) order by c.language)
-              from captions c where c.video_id = v.id), '[]'::json) as captions`;
+              from captions c where c.video_id = v.id), '[]'::json) as captions,
+  coalesce((select json_agg(json_build_object('video_id', a.video_id, 'rendition', a.rendition, 'language', a.language, 'name', a.name,
+                                              'is_default', a.is_default, 'channels', a.channels, 'status', a.status) order by a.ordinal, a.rendition)
+              from audio_tracks a where a.video_id = v.id), '[]'::json) as audio_tracks`;
 
 /** One workspace's live video with its relations, in one query. */
 export async function loadVideoWithRelations(db: Db, uuid: string, workspaceId: string): Promise<VideoWithRelations | undefined> {

@@ -5,7 +5,15 @@ import { isCancellation, patched } from '@temporalio/workflow';
 import type { PlaylistRung } from '../../lib/media/args';
 import { capLadder } from '../../lib/media/cap';
 import { keepPassthrough, planLadder, sourceIsTopRung, type Rung } from '../../lib/media/ladder';
+import { audioOnlyPipeline } from './audio-only';
 import type { PipelineContext } from './context';
+
+/**
+ * SPEC §19 (docs/audio.md): audio becomes its own renditions (an HLS AUDIO group) and the video
+ * rungs carry none; audio-only sources take their own ladder. Runs started before it replay
+ * the muxed layout.
+ */
+export const AUDIO_PATCH = 'audio-v1';
 
 export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
   const { acts, io, state } = ctx;
@@ -17,7 +25,11 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
   if (source.kind === 'clip' && !(await acts.originalExists({ storageKey }))) {
     await io.cutClip({ sourceStorageKey: source.sourceStorageKey, storageKey, startSeconds: source.startSeconds, endSeconds: source.endSeconds });
   }
-  const { info, passthrough, chunks } = await io.planTranscode({ storageKey });
+  const audioGroup = patched(AUDIO_PATCH);
+  const { info, passthrough, chunks } = await io.planTranscode(audioGroup ? { storageKey, audioRenditions: true } : { storageKey });
+  if (audioGroup && info.hasVideo === false) return audioOnlyPipeline(ctx, info);
+  // With the AUDIO group, rungs and the passthrough are video only.
+  const rungAudio = info.hasAudio && !audioGroup;
   const { maxResolution } = ctx.input;
   const rungs = capLadder(planLadder({ width: info.width, height: info.height, rotation: info.rotation }), maxResolution);
   // max_resolution caps what viewers can get: a source above the cap is never published as-is.
@@ -65,17 +77,25 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
   // Handled at once: if an encode fails or is cancelled first, an unobserved rejection would fail the workflow task.
   ctx.track(thumbnail.catch(() => undefined));
 
+  // The audio renditions, from their own decode, beside the first video work; the master names
+  // them (and the video becomes ready) only once they are there.
+  const audio = audioGroup ? io.encodeAudioTracks({ workspaceId, videoId, storageKey }) : Promise.resolve(null);
+  if (audioGroup) ctx.track(Promise.all([thumbnail, audio].map((job) => job.catch(() => undefined))));
   let original: PlaylistRung | undefined;
   const ready: Rung[] = [];
   /** SPEC §21: HEVC/AV1 CMAF renditions, listed after the H.264 ladder. */
   const cmaf: PlaylistRung[] = [];
-  const publishMaster = () =>
+  const publish = () =>
     io.publishMaster({
       workspaceId,
       videoId,
       rungs: rungs.filter((r) => ready.includes(r)),
       extra: [...(original && keepPassthrough(original, ready) ? [original] : []), ...cmaf],
+      ...(audioGroup ? { videoOnly: true } : {}),
     });
+  // The master names the audio renditions from their rows: they are written first. (Without the
+  // marker, the call is made exactly as before, so older histories replay the same commands.)
+  const publishMaster = () => (audioGroup ? audio.then(publish) : publish());
   const becomeReady = async () => {
     await thumbnail;
     await ctx.setStatus('ready');
@@ -98,7 +118,7 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
           storageKey,
           rungs: group,
           chunk,
-          hasAudio: info.hasAudio,
+          hasAudio: rungAudio,
           fps: info.fps,
           durationSeconds: info.durationSeconds,
           signalProgress: chunks.length === 1,
@@ -131,14 +151,15 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
 
   if (passthrough.eligible && !aboveCap) {
     try {
+      const codecs = audioGroup ? passthrough.codecs.replace(',mp4a.40.2', '') : passthrough.codecs;
       original = await io.remuxPassthrough({
         workspaceId,
         videoId,
         storageKey,
-        hasAudio: info.hasAudio,
+        hasAudio: rungAudio,
         width: info.width,
         height: info.height,
-        codecs: passthrough.codecs,
+        codecs,
         ...(sourceTop ? { name: sourceTop.name } : {}),
       });
     } catch (err) {
