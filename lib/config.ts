@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type { MediaLimits } from './media/limits';
 import type { MediaPolicy } from './media/tools';
+import type { MasterKey, MasterKeys } from './protection/keys';
 
 // Env strings are parsed explicitly: Boolean('false') === true is the classic trap.
 const bool = z
@@ -66,6 +68,9 @@ const schema = z.object({
 
   PLAYBACK_SIGNING_KEYS: z.string().optional(),
   PLAYBACK_SIGNING_KID: z.string().optional(),
+  // SPEC §20: master keys wrapping per-video AES-128 keys, "kid:<base64 of 32 bytes>[,kid:…]" (docs/protection.md)
+  PLAYBACK_KEY_MASTERS: z.string().optional(),
+  PLAYBACK_KEY_MASTER_KID: z.string().optional(),
 
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
 
@@ -172,6 +177,8 @@ export interface Config {
   };
   bodyLimitBytes: number;
   playback: { keys: PlaybackKey[]; signingKid: string };
+  /** Master keys for encrypted HLS (SPEC §20); empty in production when not configured: `aes-128` is then refused. */
+  protection: MasterKeys;
   rateLimitPerMinute: number;
   hot: { redisUrl?: string; invalidKeyLimitPerMinute: number; keyCacheTtlMs: number; cdnAccessCacheMs: number; cdnFileCacheBytes: number; readCacheMs: number; apiProcesses: number };
   webhooks: { retryScheduleMs: number[]; timeoutMs: number };
@@ -209,6 +216,26 @@ function parsePlaybackKeys(text: string | undefined, isProd: boolean): PlaybackK
     if (secret.length < 16) throw new Error(`playback key ${pair.slice(0, i)} is shorter than 16 chars`);
     return { kid: pair.slice(0, i).trim(), secret: new TextEncoder().encode(secret) };
   });
+}
+
+/** Development only: a fixed master derived from the dev secret, so a fresh checkout encrypts without setup. */
+const DEV_MASTER: MasterKey = { kid: 'dev', key: createHash('sha256').update(`master:${DEV_SECRET}`).digest() };
+
+function parseMasterKeys(text: string | undefined, kid: string | undefined, isProd: boolean): MasterKeys {
+  if (!text) {
+    if (kid) throw new Error('PLAYBACK_KEY_MASTER_KID is set without PLAYBACK_KEY_MASTERS');
+    return isProd ? { keys: [], currentKid: '' } : { keys: [DEV_MASTER], currentKid: DEV_MASTER.kid };
+  }
+  const keys = text.split(',').map((pair) => {
+    const i = pair.indexOf(':');
+    if (i <= 0) throw new Error('PLAYBACK_KEY_MASTERS must be "kid:base64[,kid:base64]"');
+    const key = Buffer.from(pair.slice(i + 1).trim(), 'base64');
+    if (key.length !== 32) throw new Error(`master key ${pair.slice(0, i)} must be 32 bytes (base64)`);
+    return { kid: pair.slice(0, i).trim(), key };
+  });
+  const currentKid = kid ?? keys[0].kid;
+  if (!keys.some((k) => k.kid === currentKid)) throw new Error(`PLAYBACK_KEY_MASTER_KID ${currentKid} is not in PLAYBACK_KEY_MASTERS`);
+  return { keys, currentKid };
 }
 
 function deepFreeze<T>(o: T): T {
@@ -278,6 +305,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     playback: { keys, signingKid },
+    protection: parseMasterKeys(e.PLAYBACK_KEY_MASTERS, e.PLAYBACK_KEY_MASTER_KID, isProd),
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     hot: {
       redisUrl: e.REDIS_URL,

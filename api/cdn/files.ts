@@ -6,27 +6,31 @@ export interface CdnFile {
   kind: FileKind;
   contentType: string;
   key: (workspaceId: string, videoId: string) => string;
+  /** For a rendition's playlist and segments: the rung and the file name in it. */
+  rung?: string;
+  name?: string;
 }
 
 // The whole grammar of a CDN path after `/v/`: the subject (a public id, a UUID or a token)
 // and one of the published file names. Nothing else reaches storage, so no traversal.
 const PATH_RE =
-  /^(vid_[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\/(?:(master\.m3u8|thumbnail\.jpg)|([1-9][0-9]{1,4}p|source)\/(index\.m3u8|seg_[0-9]{5,6}\.ts))$/;
+  /^(vid_[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\/(?:(master\.m3u8|thumbnail\.jpg|key)|([1-9][0-9]{1,4}p|source)\/(index\.m3u8|seg_[0-9]{5,6}\.ts))$/;
 
 const PLAYLIST = 'application/vnd.apple.mpegurl';
 
-/** Parses `<subject>/<file>`; null for anything that is not a file the pipeline publishes. */
-export function parseCdnPath(rest: string): { subject: string; isId: boolean; file: CdnFile } | null {
+/** Parses `<subject>/<file>`; null for anything that is not a file the pipeline publishes. `key` is the AES-128 key (SPEC §20). */
+export function parseCdnPath(rest: string): { subject: string; isId: boolean; file: CdnFile | 'key' } | null {
   const m = PATH_RE.exec(rest);
   if (!m) return null;
   const [, subject, top, rung, name] = m;
   const isId = !subject.includes('.');
+  if (top === 'key') return { subject, isId, file: 'key' };
   if (top === 'master.m3u8') return { subject, isId, file: { kind: 'playlist', contentType: PLAYLIST, key: keys.master } };
   if (top === 'thumbnail.jpg') return { subject, isId, file: { kind: 'thumbnail', contentType: 'image/jpeg', key: keys.thumbnail } };
   const key = (ws: string, vid: string) => keys.rendition(ws, vid, rung) + name;
   return name === 'index.m3u8'
-    ? { subject, isId, file: { kind: 'playlist', contentType: PLAYLIST, key } }
-    : { subject, isId, file: { kind: 'segment', contentType: 'video/mp2t', key } };
+    ? { subject, isId, file: { kind: 'playlist', contentType: PLAYLIST, key, rung, name } }
+    : { subject, isId, file: { kind: 'segment', contentType: 'video/mp2t', key, rung, name } };
 }
 
 /** The headers a page on another origin may read from a CDN answer. */

@@ -51,6 +51,7 @@ export function fromUrlRoutes(r: Router, deps: Deps): void {
       folderId: body.folder_id,
       tags: body.tags,
       outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support },
+      protection: { playback_restriction_id: body.playback_restriction_id, encryption: body.encryption },
       sourceUrl: url.toString(),
       source: { kind: 'url', url: url.toString() },
     });

@@ -21,6 +21,9 @@ export const videoMeta = {
   passthrough: passthrough.optional(),
   max_resolution: maxResolution.optional(),
   mp4_support: mp4Support.optional(),
+  // protection (SPEC §20)
+  playback_restriction_id: z.string().max(100).nullable().optional(),
+  encryption: z.enum(['none', 'aes-128']).optional().meta({ description: "`aes-128`: HLS segments encrypted with the video's key; default: the workspace's" }),
 };
 
 /** A browser origin (`https://app.example.com`), normalised; `*` allows any (the URL is the credential). */

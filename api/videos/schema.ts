@@ -73,6 +73,9 @@ export const videoRead = z
     static_renditions: z.array(staticRendition),
     storyboard_url: z.string().nullable().meta({ description: '`{cdn_url}/v/<id>/storyboard.vtt`; null until ready' }),
     captions: z.array(captionTrack),
+    // protection (SPEC §20)
+    playback_restriction_id: z.string().nullable().meta({ description: "The video's own restriction (`pr_…`); null: the workspace's default applies" }),
+    encryption: z.enum(['none', 'aes-128']),
   })
   .meta({ id: 'Video' });
 

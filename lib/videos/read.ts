@@ -38,6 +38,9 @@ export interface VideoRow {
   mp4_support: string;
   source_video_id: string | null;
   storyboard_ready: boolean;
+  /** SPEC §20 */
+  playback_restriction_id: string | null;
+  encryption: 'none' | 'aes-128' | null;
 }
 
 export interface RenditionRow {
@@ -79,6 +82,8 @@ export interface VideoRead extends OutputFields {
   created_at: string;
   updated_at: string;
   ready_at: string | null;
+  playback_restriction_id: string | null;
+  encryption: 'none' | 'aes-128';
 }
 
 /** A rendition as reads show it. */
@@ -182,6 +187,8 @@ export function serializeVideo(
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
     ready_at: iso(row.ready_at),
+    playback_restriction_id: row.playback_restriction_id ?? null,
+    encryption: row.encryption ?? 'none',
     ...outputFields(config, row, outputs, ready),
   };
   if (status === 'failed') {
