@@ -31,6 +31,6 @@ export function viewerAllowed(r: Restriction, headers: { referer?: string; origi
 }
 
 /** The origins of the service's own public URLs. */
-export function selfOriginsOf(config: { publicBaseUrl: string; cdnUrl: string; playerUrl: string }): Set<string> {
-  return new Set([config.publicBaseUrl, config.cdnUrl, config.playerUrl].map((u) => new URL(u).origin));
+export function selfOriginsOf(config: { publicBaseUrl?: string; cdnUrl?: string; playerUrl?: string }): Set<string> {
+  return new Set([config.publicBaseUrl, config.cdnUrl, config.playerUrl].filter((u): u is string => !!u).map((u) => new URL(u).origin));
 }
