@@ -667,6 +667,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v/{subject}/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An encrypted video's AES-128 key (16 bytes), to a valid token only
+         * @description Named by `#EXT-X-KEY` in the rendition playlists of a video with `encryption: "aes-128"`. A bare id → 403; an expired token → 403; an unencrypted video → 404.
+         */
+        get: operations["cdnKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v/{subject}/{rung}/index.m3u8": {
         parameters: {
             query?: never;
@@ -6640,7 +6660,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
             };
             cookie?: never;
@@ -6709,7 +6729,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
             };
             cookie?: never;
@@ -6748,7 +6768,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 format: "jpg" | "png" | "webp";
             };
@@ -6845,7 +6865,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 format: "gif" | "webp";
             };
@@ -6927,7 +6947,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 format: "vtt" | "jpg";
             };
@@ -7010,7 +7030,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 name: "capped_1080p.mp4" | "audio.m4a";
             };
@@ -7093,7 +7113,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 /** @description BCP-47 tag */
                 lang: string;
@@ -7175,7 +7195,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 /** @description BCP-47 tag */
                 lang: string;
@@ -7246,7 +7266,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 /** @description BCP-47 tag */
                 lang: string;
@@ -7323,12 +7343,70 @@ export interface operations {
             };
         };
     };
+    cdnKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     cdnRendition: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 rung: string;
             };
@@ -7398,7 +7476,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 rung: string;
                 segment: string;
