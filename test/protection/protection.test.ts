@@ -116,8 +116,21 @@ describe('Playback protection (SPEC §20)', function () {
         `${restricted.id}/thumbnail.jpg`,
         `${restricted.id}/thumbnail.png?width=64`,
         `${dl}/download/capped_1080p.mp4`,
+        `${restricted.id}/storyboard.vtt`,
+        `${restricted.id}/storyboard.jpg`,
+        `${restricted.id}/captions/en.vtt`,
+        `${restricted.id}/subs/en/index.m3u8`,
       ];
-      await waitUntil(async () => (await s.get(`/v1/videos/${restricted.id}`)).body.static_renditions?.[0]?.status === 'ready', 'the MP4', 60_000);
+      await request(s.url)
+        .put(`/v1/videos/${restricted.id}/captions/en`)
+        .set('Authorization', `Bearer ${s.ws.fullKey}`)
+        .set('Content-Type', 'text/vtt')
+        .send('WEBVTT\n\n00:00:00.000 --> 00:00:01.000\nHello\n')
+        .expect(201);
+      await waitUntil(async () => {
+        const v = (await s.get(`/v1/videos/${restricted.id}`)).body;
+        return v.static_renditions?.[0]?.status === 'ready' && !!v.storyboard_url;
+      }, 'the MP4 and the storyboard', 60_000);
       for (const f of files) {
         // Twice: the second is answered from the warm caches (the fast path for segments).
         for (let i = 0; i < 2; i++) await cdn(s, f, { Referer: ALLOWED }).expect(200);
