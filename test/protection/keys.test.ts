@@ -43,8 +43,12 @@ describe('Content keys wrapped by a master key, and its rotation (SPEC §20)', f
     const keys = await Promise.all(ids.map((id) => videoContentKey(db, before, id)));
     assert.deepEqual((await db('video_keys').whereIn('video_id', ids).pluck('master_kid')).sort(), ['a', 'a']);
 
-    // Step 1 of a rotation: b is current, a still configured.
-    const during: MasterKeys = { keys: [b, a], currentKid: 'b' };
+    // Step 1 of a rotation: b is current, a still configured. (Other test files' stacks, on the
+    // same database, wrap with the development master: it is configured too, as every master in
+    // use must be, or the rotation stops at the first key it cannot unwrap.)
+    const dev = loadConfig({ DATABASE_URL: 'postgres://x/y' }).protection.keys[0];
+    await assert.rejects(() => rewrapContentKeys(db, { keys: [b], currentKid: 'b' }), /is not configured/);
+    const during: MasterKeys = { keys: [b, a, dev], currentKid: 'b' };
     const n = await rewrapContentKeys(db, during);
     assert.ok(n >= 2);
     assert.deepEqual(await db('video_keys').whereIn('video_id', ids).pluck('master_kid'), ['b', 'b']);
