@@ -651,6 +651,10 @@ vh_secrets() {
   if ! grep -q '^PLAYBACK_SIGNING_KEYS=' "$f"; then
     printf 'PLAYBACK_SIGNING_KEYS=k1:%s\n' "$(_vh_rand_b64url 32)" >>"$f"
   fi
+  # The master key wrapping encrypted videos' AES-128 keys (docs/protection.md); 32 bytes.
+  if ! grep -q '^PLAYBACK_KEY_MASTERS=' "$f"; then
+    printf 'PLAYBACK_KEY_MASTERS=m1:%s\n' "$(_vh_rand_b64url 32)" >>"$f"
+  fi
   chmod 600 "$f" 2>/dev/null || true
   local line key
   while IFS= read -r line || [ -n "$line" ]; do
