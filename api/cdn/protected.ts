@@ -8,13 +8,14 @@ import { videoContentKey } from '../../lib/protection/keys';
 import type { Storage } from '../../lib/storage';
 import type { Deps } from '../deps';
 import { forbidden, notFound } from '../errors';
+import { clientAddress } from '../middleware/client';
 import type { CdnFile } from './files';
 
 // SPEC §20 on the CDN: what the HLS route does differently for protected videos and capped tokens.
 
-/** The headers and address the restriction and the token's `ip` claim are judged on. */
+/** The headers and address (TRUSTED_PROXIES decides it: api/middleware/client.ts) the restriction and the token's `ip` claim are judged on. */
 export function viewerOf(ctx: ParameterizedContext): ViewerRequest {
-  return { referer: ctx.get('referer') || undefined, origin: ctx.get('origin') || undefined, ip: ctx.ip };
+  return { referer: ctx.get('referer') || undefined, origin: ctx.get('origin') || undefined, ip: clientAddress(ctx) };
 }
 
 /**
