@@ -4,6 +4,8 @@ import { exceededAllowance } from '../../lib/playback/bandwidth';
 import { mountPath } from '../../lib/playback/urls';
 import { encryptedSegment, restrictedCacheControl, rungRefusal } from '../../lib/protection/enforce';
 import { encryptedEtag } from '../../lib/protection/hls';
+import { clientAddressOf, TrustedProxies } from '../../lib/net/proxies';
+import { ipMatches } from '../../lib/protection/ip';
 import { peekContentKey } from '../../lib/protection/keys';
 import { selfOriginsOf, viewerAllowed } from '../../lib/protection/restriction';
 import type { Deps } from '../deps';
@@ -29,6 +31,7 @@ export function cdnFastPath(deps: Deps): (req: IncomingMessage, res: ServerRespo
   const { meter, access, files } = deps.hot;
   const log = deps.log;
   const self = selfOriginsOf(deps.config);
+  const trusted = new TrustedProxies(deps.config.trustedProxies ?? []);
 
   return (req, res) => {
     const url = req.url ?? '';
@@ -41,9 +44,10 @@ export function cdnFastPath(deps: Deps): (req: IncomingMessage, res: ServerRespo
     if (decision?.kind !== 'ok' || decision.video.status !== 'ready') return false;
     const { video, grant } = decision;
     // SPEC §20 per request, never from the cached decision: the Referer/Origin against the
-    // restriction, the rung against the token's cap. A refusal (and a token bound to an address,
-    // which Koa's ctx.ip judges) takes the Koa route, which answers it.
-    if (grant?.ip !== undefined) return false;
+    // restriction, the rung against the token's cap, the client address (decided as Koa's
+    // middleware/client.ts does, TRUSTED_PROXIES) against an `ip` claim. A refusal takes the Koa
+    // route, which answers it.
+    if (grant?.ip !== undefined && !ipMatches(grant.ip, clientAddressOf(req.socket.remoteAddress, req.headers['x-forwarded-for'], trusted))) return false;
     if (video.restriction && !viewerAllowed(video.restriction, { referer: req.headers.referer, origin: req.headers.origin }, self)) return false;
     if (grant?.maxResolution !== undefined && rungRefusal(video, grant, seg.rung!)) return false;
     if (exceededAllowance(video.plan, video.bandwidth_bytes + meter.pending(video.workspace_id, video.month)) !== undefined) return false;

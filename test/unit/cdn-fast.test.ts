@@ -120,8 +120,16 @@ describe('unit: CDN fast path (api/cdn/fast.ts)', () => {
     const bound = await serve('warn', 'business', 0, { grant: { ip: '203.0.113.7' } });
     try {
       assert.equal((await fetch(`${bound.url}/cdn/v/${ID}/240p/seg_00000.ts`)).status, 599);
+      // No proxy is trusted here: a forwarded address is not believed.
+      assert.equal((await fetch(`${bound.url}/cdn/v/${ID}/240p/seg_00000.ts`, { headers: { 'X-Forwarded-For': '203.0.113.7' } })).status, 599);
     } finally {
       await bound.close();
+    }
+    const here = await serve('warn', 'business', 0, { grant: { ip: '127.0.0.0/8' } });
+    try {
+      assert.equal((await fetch(`${here.url}/cdn/v/${ID}/240p/seg_00000.ts`)).status, 200);
+    } finally {
+      await here.close();
     }
   });
 });
