@@ -11,6 +11,7 @@ import { keyRoutes } from './keys/routes';
 import { openapiRoutes } from './openapi/routes';
 import { playbackRoutes } from './playback/routes';
 import { playerRoutes } from './player/routes';
+import { restrictionRoutes } from './restrictions/routes';
 import { sessionRoutes } from './session/routes';
 import { storageRoutes } from './storage/routes';
 import { tagRoutes } from './tags/routes';
@@ -32,7 +33,7 @@ export function publicRouter(deps: Deps): Router {
 /** Everything behind an API key. One resource, one folder. */
 export function apiRouter(deps: Deps): Router {
   const r = new Router();
-  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes, audioTrackRoutes]) mount(r, deps);
+  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes, audioTrackRoutes, restrictionRoutes]) mount(r, deps);
   return r;
 }
 

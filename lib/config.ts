@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -6,6 +7,7 @@ import type { MediaPolicy } from './media/tools';
 import type { RateControl } from './media/args';
 import { parseTrustedProxies } from './net/proxies';
 import type { RenderLimits } from './outputs/renderQueue';
+import type { MasterKey, MasterKeys } from './protection/keys';
 
 // Env strings are parsed explicitly: Boolean('false') === true is the classic trap.
 const bool = z
@@ -78,6 +80,9 @@ const schema = z.object({
 
   PLAYBACK_SIGNING_KEYS: z.string().optional(),
   PLAYBACK_SIGNING_KID: z.string().optional(),
+  // SPEC §20: master keys wrapping per-video AES-128 keys, "kid:<base64 of 32 bytes>[,kid:…]" (docs/protection.md)
+  PLAYBACK_KEY_MASTERS: z.string().optional(),
+  PLAYBACK_KEY_MASTER_KID: z.string().optional(),
 
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
   // security (issue 22): who may set X-Forwarded-For, and the key that seals secrets at rest
@@ -220,6 +225,8 @@ export interface Config {
   /** Key material for lib/secrets.ts (SECRETS_KEY, else UPLOAD_SIGNING_SECRET). */
   secretsKey: Uint8Array;
   playback: { keys: PlaybackKey[]; signingKid: string };
+  /** Master keys for encrypted HLS (SPEC §20); empty in production when not configured: `aes-128` is then refused. */
+  protection: MasterKeys;
   rateLimitPerMinute: number;
   /** CIDRs of the proxies whose X-Forwarded-For is believed (lib/net/proxies.ts); empty: none. */
   trustedProxies: string[];
@@ -264,6 +271,26 @@ function parsePlaybackKeys(text: string | undefined, isProd: boolean): PlaybackK
     if (secret.length < 16) throw new Error(`playback key ${pair.slice(0, i)} is shorter than 16 chars`);
     return { kid: pair.slice(0, i).trim(), secret: new TextEncoder().encode(secret) };
   });
+}
+
+/** Development only: a fixed master derived from the dev secret, so a fresh checkout encrypts without setup. */
+const DEV_MASTER: MasterKey = { kid: 'dev', key: createHash('sha256').update(`master:${DEV_SECRET}`).digest() };
+
+function parseMasterKeys(text: string | undefined, kid: string | undefined, isProd: boolean): MasterKeys {
+  if (!text) {
+    if (kid) throw new Error('PLAYBACK_KEY_MASTER_KID is set without PLAYBACK_KEY_MASTERS');
+    return isProd ? { keys: [], currentKid: '' } : { keys: [DEV_MASTER], currentKid: DEV_MASTER.kid };
+  }
+  const keys = text.split(',').map((pair) => {
+    const i = pair.indexOf(':');
+    if (i <= 0) throw new Error('PLAYBACK_KEY_MASTERS must be "kid:base64[,kid:base64]"');
+    const key = Buffer.from(pair.slice(i + 1).trim(), 'base64');
+    if (key.length !== 32) throw new Error(`master key ${pair.slice(0, i)} must be 32 bytes (base64)`);
+    return { kid: pair.slice(0, i).trim(), key };
+  });
+  const currentKid = kid ?? keys[0].kid;
+  if (!keys.some((k) => k.kid === currentKid)) throw new Error(`PLAYBACK_KEY_MASTER_KID ${currentKid} is not in PLAYBACK_KEY_MASTERS`);
+  return { keys, currentKid };
 }
 
 /** mTLS needs a certificate and its key together; an API key implies TLS (Temporal Cloud refuses plain text). */
@@ -346,6 +373,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     secretsKey: new TextEncoder().encode(e.SECRETS_KEY ?? e.UPLOAD_SIGNING_SECRET ?? DEV_SECRET),
     playback: { keys, signingKid },
+    protection: parseMasterKeys(e.PLAYBACK_KEY_MASTERS, e.PLAYBACK_KEY_MASTER_KID, isProd),
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     trustedProxies: e.TRUSTED_PROXIES,
     hot: {

@@ -8,7 +8,9 @@ const RENDER_LIMITS =
   'A playback token or the workspace\'s API key (Authorization) takes the keyed lane, which anonymous requests cannot fill.';
 import { type DocContext, operation } from '../openapi/operation';
 
-const subject = z.string().meta({ description: 'A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility)' });
+const subject = z.string().meta({
+  description: 'A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`.',
+});
 const file = (type: string, description: string) => ({ description, content: { [type]: { schema: z.string().meta({ format: 'binary' }) } } });
 
 /** `{cdn_url}/v/<id|token>/…` (SPEC §7): key-less, Range, CORS. Documented on the CDN's own server URL. */
@@ -63,6 +65,11 @@ export function cdnDocs(d: DocContext): void {
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/subs/{lang}/captions.vtt', operationId: 'cdnSubtitleFile', summary: 'The WebVTT the subtitle playlist names',
     params: z.object({ subject, lang }), responses: { 200: vtt, 206: vtt },
+  });
+  operation(d, {
+    ...common, method: 'get', path: '/v/{subject}/key', operationId: 'cdnKey', summary: "An encrypted video's AES-128 key (16 bytes), to a valid token only",
+    description: 'Named by `#EXT-X-KEY` in the rendition playlists of a video with `encryption: "aes-128"`. A bare id → 403; an expired token → 403; an unencrypted video → 404.',
+    params: z.object({ subject }), responses: { 200: file('application/octet-stream', 'The key') }, errors: [403, 404],
   });
   const rung = z.string().meta({ example: '720p' });
   operation(d, {

@@ -4,7 +4,7 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 }
 
-export type PageState = 'ready' | 'processing' | 'failed' | 'unavailable' | 'not_found' | 'forbidden';
+export type PageState = 'ready' | 'processing' | 'failed' | 'unavailable' | 'not_found' | 'forbidden' | 'restricted';
 
 export interface PageInput {
   state: PageState;
@@ -19,6 +19,7 @@ const MESSAGES: Record<Exclude<PageState, 'ready'>, [string, string]> = {
   unavailable: ['This video is unavailable right now.', 'Its owner has used this month’s streaming allowance.'],
   not_found: ['Video not found.', 'It may have been deleted, or the link is wrong.'],
   forbidden: ['This video is private.', 'It plays only through a valid signed link.'],
+  restricted: ['This video cannot be played here.', 'Its owner allows it only on their own sites.'],
 };
 
 /** The embed page. Every interpolated value goes through `escapeHtml`; scripts are files, never inline. */

@@ -96,6 +96,9 @@ export const videoRead = z
     audio_tracks: z.array(audioTrack),
     loudness_lufs: z.number().nullable().meta({ description: 'Integrated loudness of the source\'s first audio track (EBU R128), LUFS; null without audio or until measured' }),
     normalize_audio: z.boolean().meta({ description: 'Renditions normalised to −16 LUFS (set on creation)' }),
+    // protection (SPEC §20)
+    playback_restriction_id: z.string().nullable().meta({ description: "The video's own restriction (`pr_…`); null: the workspace's default applies" }),
+    encryption: z.enum(['none', 'aes-128']),
   })
   .meta({ id: 'Video' });
 

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, setCsrf, type Me } from './api';
 import { Layout } from './components/Layout';
 import { KeysPage } from './pages/Keys';
+import { RestrictionsPage } from './pages/Restrictions';
 import { LibraryPage } from './pages/Library';
 import { LoginPage } from './pages/Login';
 import { UploadPage } from './pages/Upload';
@@ -20,6 +21,7 @@ function Page({ path, role }: { path: string; role: 'owner' | 'member' }) {
   if (path === '/upload') return <UploadPage />;
   if (path === '/library') return <LibraryPage />;
   if (path === '/keys') return <KeysPage role={role} />;
+  if (path === '/restrictions') return <RestrictionsPage />;
   if (path === '/webhooks') return <WebhooksPage />;
   if ((m = /^\/webhooks\/([\w-]+)$/.exec(path))) return <WebhookPage id={m[1]} />;
   if (path === '/usage') return <UsagePage />;

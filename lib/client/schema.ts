@@ -489,6 +489,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/playback-restrictions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List playback restrictions (oldest first) */
+        get: operations["listPlaybackRestrictions"];
+        put?: never;
+        /** Create a referrer allow-list (SPEC §20); refused viewers get 403 `playback_restricted` */
+        post: operations["createPlaybackRestriction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/playback-restrictions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a playback restriction */
+        get: operations["getPlaybackRestriction"];
+        put?: never;
+        post?: never;
+        /** Delete a playback restriction; videos that named it play unrestricted */
+        delete: operations["deletePlaybackRestriction"];
+        options?: never;
+        head?: never;
+        /** Change a playback restriction (in force within a second everywhere) */
+        patch: operations["updatePlaybackRestriction"];
+        trace?: never;
+    };
+    "/playback-defaults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's default restriction and encryption */
+        get: operations["getPlaybackDefaults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set the workspace's default restriction (videos naming none) and encryption (new videos only) */
+        patch: operations["updatePlaybackDefaults"];
+        trace?: never;
+    };
     "/storage/upload/{token}": {
         parameters: {
             query?: never;
@@ -645,6 +700,26 @@ export interface paths {
         };
         /** The WebVTT the subtitle playlist names */
         get: operations["cdnSubtitleFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v/{subject}/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An encrypted video's AES-128 key (16 bytes), to a valid token only
+         * @description Named by `#EXT-X-KEY` in the rendition playlists of a video with `encryption: "aes-128"`. A bare id → 403; an expired token → 403; an unencrypted video → 404.
+         */
+        get: operations["cdnKey"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1142,6 +1217,10 @@ export interface components {
             loudness_lufs: number | null;
             /** @description Renditions normalised to −16 LUFS (set on creation) */
             normalize_audio: boolean;
+            /** @description The video's own restriction (`pr_…`); null: the workspace's default applies */
+            playback_restriction_id: string | null;
+            /** @enum {string} */
+            encryption: "none" | "aes-128";
         };
         Rendition: {
             /** @example 720p */
@@ -1435,6 +1514,28 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
         };
+        PlaybackRestrictionList: {
+            data: components["schemas"]["PlaybackRestriction"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        PlaybackRestriction: {
+            /** @example pr_0193a1b2c3d4e5f60718293a4b5c6d7e */
+            id: string;
+            referrer: {
+                allowed_domains: string[];
+                allow_no_referrer: boolean;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        PlaybackDefaults: {
+            default_playback_restriction_id: string | null;
+            /** @enum {string} */
+            default_encryption: "none" | "aes-128";
+        };
         Health: {
             /** @enum {string} */
             status: "ok";
@@ -1538,6 +1639,12 @@ export interface operations {
                     codecs?: ("h264" | "hevc" | "av1")[];
                     /** @description Normalise every audio rendition to −16 LUFS (EBU R128, two-pass loudnorm) */
                     normalize_audio?: boolean;
+                    playback_restriction_id?: string | null;
+                    /**
+                     * @description `aes-128`: HLS segments encrypted with the video's key; default: the workspace's
+                     * @enum {string}
+                     */
+                    encryption?: "none" | "aes-128";
                     cors_origin?: string;
                     /** @enum {string} */
                     upload_protocol?: "put" | "tus";
@@ -1870,6 +1977,12 @@ export interface operations {
                     codecs?: ("h264" | "hevc" | "av1")[];
                     /** @description Normalise every audio rendition to −16 LUFS (EBU R128, two-pass loudnorm) */
                     normalize_audio?: boolean;
+                    playback_restriction_id?: string | null;
+                    /**
+                     * @description `aes-128`: HLS segments encrypted with the video's key; default: the workspace's
+                     * @enum {string}
+                     */
+                    encryption?: "none" | "aes-128";
                     cors_origin?: string;
                     /** @enum {string} */
                     upload_protocol?: "put" | "tus";
@@ -2179,6 +2292,12 @@ export interface operations {
                     codecs?: ("h264" | "hevc" | "av1")[];
                     /** @description Normalise every audio rendition to −16 LUFS (EBU R128, two-pass loudnorm) */
                     normalize_audio?: boolean;
+                    playback_restriction_id?: string | null;
+                    /**
+                     * @description `aes-128`: HLS segments encrypted with the video's key; default: the workspace's
+                     * @enum {string}
+                     */
+                    encryption?: "none" | "aes-128";
                 };
             };
         };
@@ -3166,6 +3285,9 @@ export interface operations {
                     passthrough?: string | null;
                     /** @enum {string} */
                     mp4_support?: "none" | "capped_1080p" | "audio_only";
+                    playback_restriction_id?: string | null;
+                    /** @enum {string} */
+                    encryption?: "none" | "aes-128";
                 };
             };
         };
@@ -6170,6 +6292,14 @@ export interface operations {
         parameters: {
             query?: {
                 ttl?: number;
+                /** @description An address or CIDR the viewer must come from (`203.0.113.7`, `10.0.0.0/8`) */
+                ip?: string;
+                /** @description Playlists list only rungs up to this; higher rungs are refused */
+                max_resolution?: "240p" | "360p" | "480p" | "720p" | "1080p" | "1440p" | "2160p";
+                /** @description MP4/M4A downloads allowed (needed for a protected video) */
+                download?: "0" | "1" | "true" | "false";
+                /** @description A restriction (`pr_…`) that replaces the video's own for this token */
+                playback_restriction_id?: string;
             };
             header?: never;
             path: {
@@ -6230,6 +6360,712 @@ export interface operations {
             };
             /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
             409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPlaybackRestrictions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaybackRestrictionList"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPlaybackRestriction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe: the same key and body within 24 h answer the first response again (`Idempotent-Replayed: true`). See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    referrer: {
+                        allowed_domains: string[];
+                        /**
+                         * @description Requests without Referer or Origin (apps, `no-referrer` pages) may play
+                         * @default true
+                         */
+                        allow_no_referrer?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaybackRestriction"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
+            409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPlaybackRestriction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaybackRestriction"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePlaybackRestriction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePlaybackRestriction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    referrer: {
+                        allowed_domains?: string[];
+                        allow_no_referrer?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaybackRestriction"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPlaybackDefaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaybackDefaults"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePlaybackDefaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    default_playback_restriction_id?: string | null;
+                    /** @enum {string} */
+                    default_encryption?: "none" | "aes-128";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaybackDefaults"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`) */
+            413: {
                 headers: {
                     /** @description Also in every log line of the request */
                     "X-Request-Id": string;
@@ -6409,7 +7245,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
             };
             cookie?: never;
@@ -6478,7 +7314,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
             };
             cookie?: never;
@@ -6517,7 +7353,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 format: "jpg" | "png" | "webp";
             };
@@ -6636,7 +7472,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 format: "gif" | "webp";
             };
@@ -6740,7 +7576,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 format: "vtt" | "jpg";
             };
@@ -6823,7 +7659,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 name: "capped_1080p.mp4" | "audio.m4a";
             };
@@ -6906,7 +7742,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 /** @description BCP-47 tag */
                 lang: string;
@@ -6988,7 +7824,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 /** @description BCP-47 tag */
                 lang: string;
@@ -7059,7 +7895,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 /** @description BCP-47 tag */
                 lang: string;
@@ -7136,12 +7972,70 @@ export interface operations {
             };
         };
     };
+    cdnKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     cdnRendition: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 rung: string;
             };
@@ -7211,7 +8105,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
             };
             cookie?: never;
@@ -7280,7 +8174,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 rung: string;
             };
@@ -7361,7 +8255,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 rung: string;
                 segment: string;
@@ -7443,7 +8337,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 rung: string;
                 segment: string;

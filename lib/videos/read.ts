@@ -46,6 +46,9 @@ export interface VideoRow {
   audio_layout: string | null;
   passthrough_rendition: PassthroughEntry | null;
   derived_bytes: number | string;
+  /** SPEC §20 */
+  playback_restriction_id: string | null;
+  encryption: 'none' | 'aes-128' | null;
 }
 
 export interface RenditionRow {
@@ -91,6 +94,8 @@ export interface VideoRead extends OutputFields {
   created_at: string;
   updated_at: string;
   ready_at: string | null;
+  playback_restriction_id: string | null;
+  encryption: 'none' | 'aes-128';
 }
 
 /** A rendition as reads show it. */
@@ -219,6 +224,8 @@ export function serializeVideo(
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
     ready_at: iso(row.ready_at),
+    playback_restriction_id: row.playback_restriction_id ?? null,
+    encryption: row.encryption ?? 'none',
     ...outputFields(config, row, outputs, ready),
   };
   if (status === 'failed') {

@@ -7,6 +7,7 @@ const NAV: Array<[string, string]> = [
   ['/upload', 'Upload'],
   ['/library', 'Folders & tags'],
   ['/keys', 'API Keys'],
+  ['/restrictions', 'Restrictions'],
   ['/webhooks', 'Webhooks'],
   ['/usage', 'Usage'],
 ];
