@@ -3,6 +3,7 @@ import { eventActivities } from './events';
 import { fileActivities } from './files';
 import { importActivities } from './import';
 import { ladderActivities } from './ladder';
+import { liveActivities } from './live';
 import { mediaActivities } from './media';
 import { outputActivities } from './outputs';
 import { stateActivities } from './state';
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     ...ladderActivities(deps),
     ...webhookActivities(deps),
     ...outputActivities(deps),
+    ...liveActivities(deps),
   };
 }
 

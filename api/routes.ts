@@ -7,6 +7,7 @@ import type { Deps } from './deps';
 import { folderRoutes } from './folders/routes';
 import { healthRoutes } from './health/routes';
 import { keyRoutes } from './keys/routes';
+import { liveRoutes } from './live/routes';
 import { metricsRoutes } from './metrics/routes';
 import { openapiRoutes } from './openapi/routes';
 import { playbackRoutes } from './playback/routes';
@@ -32,7 +33,7 @@ export function publicRouter(deps: Deps): Router {
 /** Everything behind an API key. One resource, one folder. */
 export function apiRouter(deps: Deps): Router {
   const r = new Router();
-  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes]) mount(r, deps);
+  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes, liveRoutes]) mount(r, deps);
   return r;
 }
 

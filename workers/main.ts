@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging } });
   }
   const roles: Role[] = config.temporal.workerRoles;
-  if (roles.includes('transcode')) {
+  if (roles.includes('transcode') || roles.includes('live')) {
     await checkFfmpeg({ ffmpegPath: config.media.ffmpegPath });
     const sandbox = await resolveSandbox(config.media.sandbox);
     const msg = `media sandbox: ${sandbox.mode}${sandbox.reason ? ` (${sandbox.reason})` : ''}`;
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     temporalUrl: temporalMetrics && `http://${temporalMetrics}/metrics`,
     log,
   });
-  log.info({ roles, queues: [config.temporal.taskQueue, config.temporal.transcodeQueue], concurrency: config.temporal.transcodeConcurrency, metrics: metrics?.url }, 'workers started');
+  log.info({ roles, queues: [config.temporal.taskQueue, config.temporal.transcodeQueue, config.live.queue], concurrency: config.temporal.transcodeConcurrency, metrics: metrics?.url }, 'workers started');
   // Worker.run() resolves after SIGINT/SIGTERM once in-flight tasks have drained.
   await Promise.all(workers.map((w) => w.run()));
   await close();

@@ -8,6 +8,7 @@ import type { ByteRange } from '../../lib/storage';
 import type { Deps } from '../deps';
 import { ApiError, forbidden, notFound } from '../errors';
 import { CDN_EXPOSE_HEADERS, cacheControl, etagMatches, parseCdnPath } from './files';
+import { liveCdnRoutes } from './live';
 import { outputCdnRoutes } from './outputs/routes';
 import { parseRange } from './range';
 
@@ -62,6 +63,8 @@ export function cdnRoutes(r: Router, deps: Deps): void {
   const { meter, access: decisions, files } = deps.hot;
   // SPEC §14 files (captions, downloads, storyboard, images) first; the rest falls through.
   outputCdnRoutes(r, deps, meter);
+  // SPEC §17 live playlists and segments.
+  liveCdnRoutes(r, deps);
 
   r.options(`${base}*rest`, (ctx) => {
     cors(ctx);

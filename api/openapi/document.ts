@@ -6,6 +6,7 @@ import { clipDocs } from '../clips/openapi';
 import { folderDocs } from '../folders/openapi';
 import { healthDocs } from '../health/openapi';
 import { keyDocs } from '../keys/openapi';
+import { liveDocs } from '../live/openapi';
 import { playbackDocs } from '../playback/openapi';
 import { playerDocs } from '../player/openapi';
 import { sessionDocs } from '../session/openapi';
@@ -34,6 +35,7 @@ const RESOURCES: Array<(d: DocContext) => void> = [
   tagDocs,
   keyDocs,
   webhookDocs,
+  liveDocs,
   playbackDocs,
   storageDocs,
   cdnDocs,

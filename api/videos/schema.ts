@@ -73,6 +73,9 @@ export const videoRead = z
     static_renditions: z.array(staticRendition),
     storyboard_url: z.string().nullable().meta({ description: '`{cdn_url}/v/<id>/storyboard.vtt`; null until ready' }),
     captions: z.array(captionTrack),
+    // live (SPEC §17)
+    live_stream_id: z.string().nullable().meta({ description: 'The live stream this video is the recording of (`ls_…`)' }),
+    is_live: z.boolean().meta({ description: 'true while the broadcast it records is still going on' }),
   })
   .meta({ id: 'Video' });
 

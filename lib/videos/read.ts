@@ -38,6 +38,8 @@ export interface VideoRow {
   mp4_support: string;
   source_video_id: string | null;
   storyboard_ready: boolean;
+  live_stream_id: string | null;
+  is_live: boolean;
 }
 
 export interface RenditionRow {
@@ -79,6 +81,8 @@ export interface VideoRead extends OutputFields {
   created_at: string;
   updated_at: string;
   ready_at: string | null;
+  live_stream_id: string | null;
+  is_live: boolean;
 }
 
 /** A rendition as reads show it. */
@@ -183,6 +187,8 @@ export function serializeVideo(
     updated_at: iso(row.updated_at)!,
     ready_at: iso(row.ready_at),
     ...outputFields(config, row, outputs, ready),
+    live_stream_id: row.live_stream_id ?? null,
+    is_live: row.is_live ?? false,
   };
   if (status === 'failed') {
     out.error_code = live?.errorCode ?? row.error_code;
