@@ -1,7 +1,16 @@
 import { z } from 'zod';
 
-/** Every event a video emits (workflows/video.ts), in the order they happen. */
-export const EVENT_TYPES = ['video.uploaded', 'video.ready', 'video.failed', 'video.deleted'] as const;
+/** Every event a video emits (workflows/video.ts), in the order they happen, then a live stream's (workflows/live/stream.ts). */
+export const EVENT_TYPES = [
+  'video.uploaded',
+  'video.ready',
+  'video.failed',
+  'video.deleted',
+  'live_stream.connected',
+  'live_stream.active',
+  'live_stream.disconnected',
+  'live_stream.idle',
+] as const;
 
 const url = z.string().trim().min(1).max(2048);
 const description = z.string().max(500);

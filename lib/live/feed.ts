@@ -35,7 +35,7 @@ async function spec(config: Config, toolPath: string, input: string, wallSeconds
 export async function probeFeed(config: Config, url: string, signal?: AbortSignal): Promise<FeedInfo> {
   const ffprobe = tool(config.media.ffprobePath);
   const out = await runFfprobe(
-    ['-v', 'error', '-rw_timeout', '5000000', '-protocol_whitelist', 'rtmp,tcp', '-format_whitelist', 'flv,live_flv', '-analyzeduration', '3000000', '-probesize', '5000000', '-print_format', 'json', '-show_format', '-show_streams', url],
+    ['-v', 'error', '-rw_timeout', '5000000', '-protocol_whitelist', 'rtmp,tcp', '-format_whitelist', 'flv,live_flv', '-analyzeduration', '1500000', '-probesize', '2000000', '-print_format', 'json', '-show_format', '-show_streams', url],
     { ffprobePath: ffprobe, sandbox: await spec(config, ffprobe, url, 30), timeoutMs: 20_000, signal, maxStdout: 1024 * 1024 },
   );
   const j = JSON.parse(out) as { streams?: Array<Record<string, string | number>>; format?: Record<string, string> };
