@@ -41,10 +41,12 @@ describe('live: disconnect and reconnect', function () {
       });
       const media = await (await fetch(video.hls_url.replace('master.m3u8', 'source/index.m3u8'))).text();
       assert.equal(media.match(/#EXT-X-DISCONTINUITY\n/g)?.length, 1, media);
-      const events = await s.db('events').where({ workspace_id: s.ws.id }).orderBy('created_at').pluck('type');
+      const events: string[] = await waitFor('video.ready', async () => {
+        const types: string[] = await s.db('events').where({ workspace_id: s.ws.id }).orderBy('created_at').pluck('type');
+        return types.includes('video.ready') && types;
+      });
       const mine = events.filter((t: string) => t.startsWith('live_stream.'));
       assert.deepEqual(mine.slice(0, 6), ['live_stream.connected', 'live_stream.active', 'live_stream.disconnected', 'live_stream.active', 'live_stream.disconnected', 'live_stream.idle']);
-      assert.ok(events.includes('video.ready'));
     } finally {
       second.stop();
     }
