@@ -14,6 +14,8 @@ export async function up(knex: Knex): Promise<void> {
     t.boolean('record').notNullable().defaultTo(true);
     t.jsonb('new_video_settings').notNullable().defaultTo('{}');
     t.jsonb('simulcast_targets').notNullable().defaultTo('[]');
+    // Per target (by index): {status: 'idle'|'connecting'|'live'|'errored', error, updated_at}.
+    t.jsonb('simulcast_status').notNullable().defaultTo('{}');
     t.text('passthrough');
     // sha256 of the stream key; the key itself is shown on create and on reset only.
     t.text('stream_key_hash').notNullable().unique();

@@ -10,6 +10,7 @@ import { Context } from '@temporalio/activity';
 import { feedUrl, probeFeed, startLiveFfmpeg } from '../../lib/live/feed';
 import { liveFfmpegArgs, outOfBounds, planLiveLadder } from '../../lib/live/ladder';
 import { parseLocalPlaylist } from '../../lib/live/playlists';
+import { startSimulcast } from '../../lib/live/simulcast';
 import { keys } from '../../lib/storage';
 import { liveWorkflowId, playableSignal, type SessionResult } from '../../workflows/live/defs';
 import type { ActivityDeps } from '../deps';
@@ -30,7 +31,7 @@ export function liveSessionActivities(deps: ActivityDeps) {
       const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'vidhost-live-'));
       let uploaded = 0;
       try {
-        const ls = await db('live_streams').where({ id: p.liveStreamId }).first('latency_mode');
+        const ls = await db('live_streams').where({ id: p.liveStreamId }).first('latency_mode', 'simulcast_targets');
         const url = feedUrl(config, p.liveStreamId);
         let info;
         try {
@@ -59,6 +60,7 @@ export function liveSessionActivities(deps: ActivityDeps) {
         const segmentSeconds = ls?.latency_mode === 'low' ? config.live.lowLatencySegmentSeconds : config.live.segmentSeconds;
         const args = liveFfmpegArgs({ input: url, dir, rungs, startNumbers: next, segmentSeconds, preset: config.live.x264Preset, hasAudio: info.audioCodec !== null });
         const ff = await startLiveFfmpeg(config, args, url, dir);
+        const simulcast = ls?.simulcast_targets?.length ? startSimulcast(deps, p.liveStreamId, url, ls.simulcast_targets) : undefined;
         const onAbort = () => ff.stop();
         signal.addEventListener('abort', onAbort, { once: true });
 
@@ -111,6 +113,7 @@ export function liveSessionActivities(deps: ActivityDeps) {
         }
         const { code, stderr } = await ff.exited;
         signal.removeEventListener('abort', onAbort);
+        await simulcast?.stop();
         // ffmpeg's last playlist write lists the segment it flushed on the way out.
         await upload();
         if (signal.aborted) return { ended: 'cancelled', reason: 'stopped', segments: uploaded };

@@ -65,7 +65,14 @@ export const liveStream = z
     reconnect_window: z.number().int(),
     record: z.boolean(),
     new_video_settings: newVideoSettings,
-    simulcast_targets: z.array(z.object({ url: z.string(), has_stream_key: z.boolean() })),
+    simulcast_targets: z.array(
+      z.object({
+        url: z.string(),
+        has_stream_key: z.boolean(),
+        status: z.enum(['idle', 'connecting', 'live', 'errored']).meta({ description: 'The push to this target during the broadcast; a failing target never stops the broadcast' }),
+        error: z.string().nullable(),
+      }),
+    ),
     passthrough: z.string().nullable(),
     stream_key: z.string().optional().meta({ description: 'Only on create and reset-stream-key; store it, it is not shown again' }),
     ingest: z.object({

@@ -1297,6 +1297,12 @@ export interface components {
             simulcast_targets: {
                 url: string;
                 has_stream_key: boolean;
+                /**
+                 * @description The push to this target during the broadcast; a failing target never stops the broadcast
+                 * @enum {string}
+                 */
+                status: "idle" | "connecting" | "live" | "errored";
+                error: string | null;
             }[];
             passthrough: string | null;
             /** @description Only on create and reset-stream-key; store it, it is not shown again */

@@ -55,7 +55,7 @@ export async function probeFeed(config: Config, url: string, signal?: AbortSigna
 }
 
 /** Starts the live ffmpeg; `stop()` asks it to finish (q on stdin: the last segment is flushed). */
-export async function startLiveFfmpeg(config: Config, args: string[], url: string, dir: string): Promise<{ child: ChildProcess; exited: Promise<{ code: number | null; stderr: string }>; stop: () => void }> {
+export async function startLiveFfmpeg(config: Config, args: string[], url: string, dir?: string): Promise<{ child: ChildProcess; exited: Promise<{ code: number | null; stderr: string }>; stop: () => void }> {
   const ffmpeg = tool(config.media.ffmpegPath);
   const { command, args: argv } = sandboxedCommand(await spec(config, ffmpeg, url, 13 * 3600, dir), args);
   const child = spawn(command, argv, { stdio: ['pipe', 'ignore', 'pipe'] });

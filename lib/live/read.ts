@@ -25,6 +25,7 @@ export interface LiveStreamRow {
   record: boolean;
   new_video_settings: NewVideoSettings;
   simulcast_targets: SimulcastTarget[];
+  simulcast_status?: Record<string, { status: string; error: string | null }>;
   passthrough: string | null;
   stream_key_hash: string;
   status: 'idle' | 'active' | 'disconnected';
@@ -81,7 +82,12 @@ export function serializeLiveStream(config: Config, row: LiveStreamRow, recent: 
     record: row.record,
     new_video_settings: row.new_video_settings ?? {},
     // Target stream keys are credentials of another service: accepted, never shown again.
-    simulcast_targets: (row.simulcast_targets ?? []).map((t) => ({ url: t.url, has_stream_key: Boolean(t.stream_key) })),
+    simulcast_targets: (row.simulcast_targets ?? []).map((t, i) => ({
+      url: t.url,
+      has_stream_key: Boolean(t.stream_key),
+      status: (row.simulcast_status?.[i]?.status ?? 'idle') as 'idle' | 'connecting' | 'live' | 'errored',
+      error: row.simulcast_status?.[i]?.error ?? null,
+    })),
     passthrough: row.passthrough,
     ...(streamKey ? { stream_key: streamKey } : {}),
     ingest: { rtmp_url: rtmpUrl(config), srt_url: srtUrl(config, streamKey ?? '{stream_key}') },
