@@ -46,11 +46,8 @@ function refuse(log: Logger, s: NmsSession, why: string): void {
 
 export async function startIngestServer(deps: { config: Config; db: Db; temporal: Client; log: Logger }): Promise<IngestServer> {
   const { config, db, temporal, log } = deps;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const NodeMediaServer = require('node-media-server');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const Context: NmsContext = require('node-media-server/src/core/context.js');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const nmsLogger = require('node-media-server/src/core/logger.js');
   const nms = new NodeMediaServer(
     {

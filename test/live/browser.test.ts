@@ -1,37 +1,10 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
-import { type LiveStack, pushRtmp, startLiveStack, waitFor } from './helpers';
+import { hlsPage, type LiveStack, pushRtmp, startLiveStack, waitFor } from './helpers';
 
 // Debian's Chromium, driven by playwright-core (as test/playback/browser.test.ts).
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'];
-
-/** A page on another origin playing `src` with hls.js (the player's own copy), as a customer's site would. */
-export function hlsPage(apiUrl: string): Promise<{ url: (src: string) => string; close: () => void }> {
-  const site = http.createServer((req, res) => {
-    const src = new URL(req.url ?? '/', 'http://x').searchParams.get('src') ?? '';
-    res.setHeader('Content-Type', 'text/html; charset=utf-8');
-    res.end(`<!doctype html><video id="v" muted autoplay playsinline></video>
-<script src="${apiUrl}/player/assets/hls.min.js"></script>
-<script>
-  const v = document.getElementById('v');
-  const hls = new Hls({ lowLatencyMode: true, liveSyncDurationCount: 2 });
-  window.hls = hls; window.errors = [];
-  hls.on(Hls.Events.ERROR, (e, d) => { if (d.fatal) window.errors.push(d.details); });
-  hls.loadSource(${JSON.stringify(src)});
-  hls.attachMedia(v);
-  v.play().catch(() => {});
-</script>`);
-  });
-  return new Promise((resolve) =>
-    site.listen(0, '127.0.0.1', () => {
-      const port = (site.address() as AddressInfo).port;
-      resolve({ url: (src) => `http://localhost:${port}/?src=${encodeURIComponent(src)}`, close: () => site.close() });
-    }),
-  );
-}
 
 describe('live: hls.js in Chromium watches the broadcast', function () {
   this.timeout(150_000);

@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createLogger } from '../../lib/logger';
 import { type IngestServer, startIngestServer } from '../../lib/live/ingest';
 import { freePort } from '../support/services';
@@ -79,3 +81,29 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/** A page on another origin playing `src` with hls.js (the player's own copy), as a customer's site would. */
+export function hlsPage(apiUrl: string): Promise<{ url: (src: string) => string; close: () => void }> {
+  const site = http.createServer((req, res) => {
+    const src = new URL(req.url ?? '/', 'http://x').searchParams.get('src') ?? '';
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.end(`<!doctype html><video id="v" muted autoplay playsinline></video>
+<script src="${apiUrl}/player/assets/hls.min.js"></script>
+<script>
+  const v = document.getElementById('v');
+  const hls = new Hls({ lowLatencyMode: true, liveSyncDurationCount: 2 });
+  window.hls = hls; window.errors = [];
+  hls.on(Hls.Events.ERROR, (e, d) => { if (d.fatal) window.errors.push(d.details); });
+  hls.loadSource(${JSON.stringify(src)});
+  hls.attachMedia(v);
+  v.play().catch(() => {});
+</script>`);
+  });
+  return new Promise((resolve) =>
+    site.listen(0, '127.0.0.1', () => {
+      const port = (site.address() as AddressInfo).port;
+      resolve({ url: (src) => `http://localhost:${port}/?src=${encodeURIComponent(src)}`, close: () => site.close() });
+    }),
+  );
+}
+
