@@ -8,6 +8,7 @@ import { exceededAllowance } from '../../lib/playback/bandwidth';
 import { cdnUrl, mountPath } from '../../lib/playback/urls';
 import type { Deps } from '../deps';
 import { type PageInput, type PageState, renderPage } from './page';
+import { ROOT } from '../../lib/root';
 
 interface Asset {
   body: Buffer;
@@ -36,8 +37,8 @@ export function playerRoutes(r: Router, deps: Deps): void {
   const prefix = mountPath(deps.config.playerUrl);
   const assets: Record<string, Asset> = {
     'hls.min.js': asset(require.resolve('hls.js/dist/hls.min.js'), 'application/javascript; charset=utf-8', require('hls.js/package.json').version),
-    'embed.js': asset(path.join(__dirname, 'embed.js'), 'application/javascript; charset=utf-8'),
-    'embed.css': asset(path.join(__dirname, 'embed.css'), 'text/css; charset=utf-8'),
+    'embed.js': asset(path.join(ROOT, 'api', 'player', 'embed.js'), 'application/javascript; charset=utf-8'),
+    'embed.css': asset(path.join(ROOT, 'api', 'player', 'embed.css'), 'text/css; charset=utf-8'),
   };
   const assetUrl = (name: string) => `${prefix}/assets/${name}?v=${assets[name].version}`;
   const cdnOrigin = new URL(deps.config.cdnUrl).origin;
