@@ -70,8 +70,10 @@ async function realTimeFactor(): Promise<{ rtf: number; cpuPerMediaSecond: numbe
   for (const r of rungs) fs.mkdirSync(path.join(dir, r.name));
   const args = liveFfmpegArgs({ input: 'INPUT', dir, rungs, startNumbers: {}, segmentSeconds: 2, preset: 'veryfast', hasAudio: true });
   const i = args.indexOf('-i');
-  const input = ['-f', 'lavfi', '-i', `testsrc2=size=1280x720:rate=30,format=yuv420p`, '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-t', String(rtfSeconds)];
-  const full = [...args.slice(0, i - 8).filter((a) => a !== '-rw_timeout' && a !== '5000000'), ...input, ...args.slice(i + 2)].map((a) => (a === '0:a:0' ? '1:a:0' : a));
+  // The same outputs as a broadcast's session; the input is generated instead of read from RTMP.
+  const t = String(rtfSeconds);
+  const input = ['-t', t, '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=30,format=yuv420p', '-t', t, '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000'];
+  const full = ['-hide_banner', '-loglevel', 'error', '-nostats', ...input, ...args.slice(i + 2)].map((a) => (a === '0:a:0' ? '1:a:0' : a));
   const started = Date.now();
   const { cpu } = await new Promise<{ cpu: number }>((resolve, reject) => {
     const child = spawn('bash', ['-c', 'TIMEFORMAT="%U %S"; time taskset -c 0 ffmpeg "$@" >/dev/null 2>/dev/null', 'bash', ...full], { stdio: ['ignore', 'ignore', 'pipe'] });

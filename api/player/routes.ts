@@ -6,6 +6,7 @@ import type { ParameterizedContext } from 'koa';
 import { videoPublicId } from '../../lib/ids';
 import { exceededAllowance } from '../../lib/playback/bandwidth';
 import { cdnUrl, mountPath } from '../../lib/playback/urls';
+import { liveEmbed } from '../../lib/live/embed';
 import type { Deps } from '../deps';
 import { type PageInput, type PageState, renderPage } from './page';
 import { ROOT } from '../../lib/root';
@@ -21,7 +22,7 @@ function asset(file: string, type: string, version?: string): Asset {
   return { body, type, version: version ?? createHash('sha256').update(body).digest('hex').slice(0, 12) };
 }
 
-const STATUS: Record<PageState, number> = { ready: 200, processing: 200, failed: 200, unavailable: 403, not_found: 404, forbidden: 403 };
+const STATUS: Record<PageState, number> = { ready: 200, processing: 200, failed: 200, unavailable: 403, not_found: 404, forbidden: 403, off_air: 200 };
 
 function flag(value: unknown, fallback: boolean): boolean {
   const v = Array.isArray(value) ? value[0] : value;
@@ -78,6 +79,13 @@ export function playerRoutes(r: Router, deps: Deps): void {
   r.get(`${prefix}/embed/:id`, async (ctx) => {
     const tokenParam = Array.isArray(ctx.query.token) ? ctx.query.token[0] : ctx.query.token;
     const token = tokenParam || undefined;
+    if (ctx.params.id.startsWith('ls_')) {
+      // A live stream (SPEC §17): live with a badge while on air, then its recording.
+      const l = await liveEmbed(deps.db, deps.config, ctx.params.id);
+      if (l.kind !== 'play') return page(ctx, l.kind, l.kind === 'off_air' ? l.title : l.kind === 'forbidden' ? 'Private live stream' : 'Live stream not found');
+      const autoplayLive = flag(ctx.query.autoplay, l.live);
+      return page(ctx, 'ready', l.title, { src: l.src, poster: l.poster, autoplay: autoplayLive, muted: flag(ctx.query.muted, autoplayLive), loop: false, live: l.live });
+    }
     const access = await deps.hot.access.resolve({ id: ctx.params.id, token });
     if (access.kind !== 'ok') return page(ctx, access.kind, access.kind === 'forbidden' ? 'Private video' : 'Video not found');
     const { video, grant } = access;

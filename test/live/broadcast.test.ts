@@ -15,6 +15,9 @@ describe('live: RTMP in, HLS out, recorded', function () {
     assert.match(res.body.stream_key, /^lsk[0-9a-f]{32}$/);
     assert.equal(res.body.status, 'idle');
     assert.ok(res.body.ingest.srt_url.includes(res.body.stream_key));
+    const offAir = await fetch(res.body.embed_url);
+    assert.equal(offAir.status, 200);
+    assert.match(await offAir.text(), /not on air/);
     const read = await s.get(`/v1/live-streams/${res.body.id}`).expect(200);
     assert.equal(read.body.stream_key, undefined);
     assert.ok(!JSON.stringify(read.body).includes(res.body.stream_key));
@@ -49,6 +52,9 @@ describe('live: RTMP in, HLS out, recorded', function () {
       const segRes = await fetch(created.hls_url.replace('master.m3u8', `240p/${seg}`));
       assert.equal(segRes.status, 200);
       assert.equal((await segRes.arrayBuffer()).byteLength > 1000, true);
+      const embedLive = await (await fetch(created.embed_url)).text();
+      assert.match(embedLive, /data-live="1"/);
+      assert.ok(embedLive.includes(`/live/${created.id}/master.m3u8`));
       const video = (await s.get(`/v1/videos/${active.active_video_id}`).expect(200)).body;
       assert.equal(video.is_live, true);
       assert.equal(video.live_stream_id, created.id);
@@ -70,6 +76,9 @@ describe('live: RTMP in, HLS out, recorded', function () {
       assert.match(vod, /source\/index\.m3u8/);
       const vodMedia = await (await fetch(ready.hls_url.replace('master.m3u8', 'source/index.m3u8'))).text();
       assert.match(vodMedia, /#EXT-X-ENDLIST/);
+      const embedAfter = await (await fetch(created.embed_url)).text();
+      assert.ok(embedAfter.includes(`/v/${ready.id}/master.m3u8`), 'the embed does not play the recording');
+      assert.doesNotMatch(embedAfter, /data-live/);
       const ls = (await s.get(`/v1/live-streams/${created.id}`).expect(200)).body;
       assert.equal(ls.status, 'idle');
       assert.deepEqual(ls.recent_video_ids, [ready.id]);
