@@ -4,6 +4,7 @@ import { api, ApiError, setCsrf, type Me } from './api';
 import { Layout } from './components/Layout';
 import { KeysPage } from './pages/Keys';
 import { LibraryPage } from './pages/Library';
+import { LivePage } from './pages/Live';
 import { LoginPage } from './pages/Login';
 import { UploadPage } from './pages/Upload';
 import { UsagePage } from './pages/Usage';
@@ -19,6 +20,7 @@ function Page({ path }: { path: string }) {
   if ((m = /^\/videos\/([\w-]+)$/.exec(path))) return <VideoPage id={m[1]} />;
   if (path === '/upload') return <UploadPage />;
   if (path === '/library') return <LibraryPage />;
+  if (path === '/live') return <LivePage />;
   if (path === '/keys') return <KeysPage />;
   if (path === '/webhooks') return <WebhooksPage />;
   if ((m = /^\/webhooks\/([\w-]+)$/.exec(path))) return <WebhookPage id={m[1]} />;
