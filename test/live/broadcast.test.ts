@@ -86,4 +86,23 @@ describe('live: RTMP in, HLS out, recorded', function () {
       p.stop();
     }
   });
+
+  it('drops a feed outside the input bounds, saying why in live_stream.disconnected', async () => {
+    const ls = (await s.post('/v1/live-streams', { reconnect_window: 0 }).expect(201)).body;
+    const p = pushRtmp(`${s.rtmpBase}/${ls.stream_key}`, { seconds: 30, size: '160x120', fps: 90 });
+    try {
+      const code = await Promise.race([p.done, new Promise((r) => setTimeout(() => r('still running'), 30_000))]);
+      assert.notEqual(code, 'still running', 'the encoder was not dropped');
+      const idle = await waitFor('idle', async () => {
+        const r = (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body;
+        return r.status === 'idle' && r.last_disconnect_reason && r;
+      });
+      assert.match(idle.last_disconnect_reason, /input out of bounds: .*over 60/);
+      assert.deepEqual(idle.recent_video_ids, [], 'a broadcast with no segment left a video');
+      const ev = await waitFor('event', () => s.db('events').where({ type: 'live_stream.disconnected' }).whereRaw(`payload->'data'->'live_stream'->>'id' = ?`, [ls.id]).first());
+      assert.match(ev.payload.data.reason, /over 60/);
+    } finally {
+      p.stop();
+    }
+  });
 });
