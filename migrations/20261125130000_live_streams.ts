@@ -22,6 +22,8 @@ export async function up(knex: Knex): Promise<void> {
     t.text('status').notNullable().defaultTo('idle');
     t.boolean('disabled').notNullable().defaultTo(false);
     t.uuid('active_video_id');
+    // The media server's publishing session, while an encoder is connected (lib/live/ingest.ts).
+    t.text('encoder_session');
     t.text('last_disconnect_reason');
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());

@@ -29,6 +29,7 @@ interface NmsBroadcast {
 }
 interface NmsContext {
   broadcasts: Map<string, NmsBroadcast>;
+  eventEmitter: { on: (e: string, f: (s: NmsSession) => void) => void; off: (e: string, f: (s: NmsSession) => void) => void };
 }
 
 export interface IngestServer {
@@ -82,11 +83,17 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
     Context.broadcasts.set(internalPath(row.id), bc);
     active.set(row.id, { sessionId: s.id, session: s });
     bySession.set(s.id, row.id);
+    await db('live_streams').where({ id: row.id }).update({ encoder_session: s.id });
     await signalConnected(temporal, config, row.id, row.workspace_id, { sessionId: s.id, protocol: 'rtmp' });
     log.info({ liveStreamId: row.id, session: s.id, ip: s.ip }, 'live: encoder connected');
   }
 
-  nms.on('prePublish', (s: NmsSession) => {
+  const handlers: Array<[string, (s: NmsSession) => void]> = [];
+  const on = (event: string, f: (s: NmsSession) => void) => {
+    handlers.push([event, f]);
+    Context.eventEmitter.on(event, f);
+  };
+  on('prePublish', (s: NmsSession) => {
     const bc = Context.broadcasts.get(s.streamPath);
     // A second publisher on a live key: node-media-server refuses it right after this event.
     if (bc?.publisher && bc.publisher !== s) return;
@@ -97,7 +104,7 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
       s.close();
     });
   });
-  nms.on('donePublish', (s: NmsSession) => {
+  on('donePublish', (s: NmsSession) => {
     const id = bySession.get(s.id);
     if (!id) return;
     bySession.delete(s.id);
@@ -107,13 +114,14 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
       Context.broadcasts.delete(internalPath(id));
     }
     const reason = entry?.dropReason ?? 'encoder disconnected';
+    void db('live_streams').where({ id, encoder_session: s.id }).update({ encoder_session: null }).catch(() => undefined);
     void temporal.workflow
       .getHandle(liveWorkflowId(id))
       .signal(disconnectedSignal, { sessionId: s.id, reason })
       .catch((err) => log.warn({ err, liveStreamId: id }, 'live: disconnect signal failed'));
     log.info({ liveStreamId: id, session: s.id, reason }, 'live: encoder disconnected');
   });
-  nms.on('prePlay', (s: NmsSession) => {
+  on('prePlay', (s: NmsSession) => {
     // Nobody plays a stream key; live workers play /internal/<ls_id> with a signature (auth.play).
     if (!s.streamPath.startsWith('/internal/')) s.close();
   });
@@ -134,11 +142,24 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
     log,
   );
 
+  // Encoders of a media server that died left without a donePublish: say so now, so their
+  // broadcasts wait for a reconnect instead of for a disconnect nobody will report.
+  const stale: Array<{ id: string; encoder_session: string }> = await db('live_streams').whereNotNull('encoder_session').select('id', 'encoder_session');
+  for (const st of stale) {
+    await db('live_streams').where({ id: st.id, encoder_session: st.encoder_session }).update({ encoder_session: null });
+    await temporal.workflow
+      .getHandle(liveWorkflowId(st.id))
+      .signal(disconnectedSignal, { sessionId: st.encoder_session, reason: 'media server restarted' })
+      .catch((err) => log.warn({ err, liveStreamId: st.id }, 'live: disconnect signal failed'));
+  }
+
   await nms.run();
   return {
     rtmpPort: config.live.rtmpPort,
     active,
     async stop() {
+      // node-media-server keeps one event emitter per process: a later server must not run these.
+      for (const [event, f] of handlers) Context.eventEmitter.off(event, f);
       await listener.close();
       await nms.stop();
     },

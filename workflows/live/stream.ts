@@ -4,6 +4,7 @@ import {
   CancellationScope,
   condition,
   continueAsNew,
+  patched,
   proxyActivities,
   setHandler,
   uuid4,
@@ -88,6 +89,7 @@ export async function liveStreamWorkflow(input: LiveWorkflowInput): Promise<void
   state.videoId = videoId;
   await emit('live_stream.connected');
   let first = true;
+  let restarts = 0;
   let endReason = 'encoder disconnected';
   for (;;) {
     const conn = pending!;
@@ -121,6 +123,17 @@ export async function liveStreamWorkflow(input: LiveWorkflowInput): Promise<void
     }
     state.sessionId = null;
     const ended = result;
+    if (playable) restarts = 0;
+    // The session ended but the media server has not said the encoder left: the session failed
+    // (a probe timed out on a busy worker), not the feed. Read the same connection again.
+    if (ended?.ended === 'feed_ended' && !gone && !completed && !deleted && restarts < 5 && patched('live-session-restart')) {
+      const left = await condition(() => gone !== undefined || completed !== undefined || deleted || pending !== undefined, 3000);
+      if (!left) {
+        restarts++;
+        pending = conn;
+        continue;
+      }
+    }
     const fromSession = ended?.ended === 'input_out_of_bounds' ? ended.reason : undefined;
     endReason = completed ?? (deleted ? 'live stream deleted' : undefined) ?? fromSession ?? (gone as DisconnectedSignal | undefined)?.reason ?? (failed ? 'ingest failed' : 'encoder disconnected');
     if (ended?.ended === 'input_out_of_bounds') await acts.dropLiveEncoder({ liveStreamId, reason: endReason });
