@@ -11,10 +11,10 @@ import { Connection } from '@temporalio/client';
 import { performance } from 'node:perf_hooks';
 import { allReady, duplicateEvents, upload, waitVideo } from '../test/faults/flow';
 import { startFaultStack } from '../test/faults/stack';
-import { mochaHooks } from '../test/support/hooks';
 import { makeClip } from '../test/support/media';
 import { startTemporalCluster } from './cluster/server';
 import { arg } from './cluster/args';
+import { runBench } from './run';
 
 // temporal.api.enums.v1.TaskQueueType
 const WORKFLOW_TASKS = 1;
@@ -92,14 +92,7 @@ async function main(): Promise<void> {
   await conn.close();
   await s.close();
   await cluster.kill();
-  await mochaHooks.afterAll.call({ timeout() {} } as never);
   if (lost) throw new Error(`${lost} videos never reached ready`);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -48,7 +48,8 @@ export function playerRoutes(r: Router, deps: Deps): void {
     "script-src 'self'",
     "style-src 'self'",
     `img-src 'self' ${cdnOrigin} data:`,
-    `media-src 'self' ${cdnOrigin} blob:`,
+    // data: for hls.js's caption tracks (<track src="data:,WEBVTT">, cues added from script).
+    `media-src 'self' ${cdnOrigin} blob: data:`,
     `connect-src 'self' ${cdnOrigin}`,
     "worker-src 'self' blob:",
     "base-uri 'none'",

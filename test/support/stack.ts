@@ -7,6 +7,8 @@ import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import request from 'supertest';
 import { type App, createApp } from '../../api/app';
+import { apiMetricsText } from '../../api/metrics/collect';
+import { serveMetrics } from '../../lib/metrics/serve';
 import { loadConfig, type Config } from '../../lib/config';
 import { createDb, type Db } from '../../lib/db';
 import { randomToken } from '../../lib/ids';
@@ -32,6 +34,8 @@ export interface Workspace {
 
 export interface Stack {
   url: string;
+  /** The API's Prometheus endpoint: its own loopback port, as in production (API_METRICS_PORT). */
+  metricsUrl: string;
   config: Config;
   env: Record<string, string>;
   app: App;
@@ -90,6 +94,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // 100 a minute. The limit is tested where it is set on purpose (test/api/platform.test.ts,
     // test/hot/keys.test.ts).
     RATE_LIMIT_PER_MINUTE: '100000',
+    // Likewise the per-minute budgets of on-demand image renders (tested on purpose in
+    // test/outputs/renders-burst.test.ts).
+    RENDER_BUDGET_PER_ADDRESS_PER_MINUTE: '100000',
+    RENDER_BUDGET_PER_VIDEO_PER_MINUTE: '100000',
   };
   if (opts.storage === 's3') {
     const s3 = await s3Server();
@@ -111,6 +119,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const temporal = new Client({ connection: temporalTest.connection, namespace: config.temporal.namespace });
   const app = createApp({ config, db, storage, temporal, log });
   server.on('request', app.callback());
+  const metrics = (await serveMetrics({ port: 0, host: '127.0.0.1', log, collect: () => apiMetricsText({ db, config }) }))!;
 
   const roles = opts.workers ?? ['workflow', 'transcode'];
   const w = roles.length
@@ -141,6 +150,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     await w?.close();
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
+    await metrics.close();
     await app.close();
     await db.destroy();
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -149,6 +159,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
   return {
     url: `http://127.0.0.1:${port}`,
+    metricsUrl: metrics.url,
     config,
     env,
     app,
