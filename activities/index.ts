@@ -6,6 +6,8 @@ import { ladderActivities } from './ladder';
 import { liveActivities } from './live';
 import { mediaActivities } from './media';
 import { outputActivities } from './outputs';
+import { qualityActivities } from './quality';
+import { codecActivities } from './codecs';
 import { stateActivities } from './state';
 import { webhookActivities } from './webhooks';
 
@@ -22,6 +24,8 @@ export function createActivities(deps: ActivityDeps) {
     ...ladderActivities(deps),
     ...webhookActivities(deps),
     ...outputActivities(deps),
+    ...qualityActivities(deps),
+    ...codecActivities(deps),
     ...liveActivities(deps),
   };
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { classifyFfmpegError, createMediaTools, FfmpegError, isRefusedInput, masterPlaylist, MediaError, type PlaylistRung, REFUSED_INPUT_MESSAGE, thumbnailArgs, thumbnailTime, transcodeArgs } from '../lib/media';
+import { classifyFfmpegError, createMediaTools, FfmpegError, honestRung, isRefusedInput, masterPlaylist, MediaError, type PlaylistRung, REFUSED_INPUT_MESSAGE, thumbnailArgs, thumbnailTime, transcodeArgs } from '../lib/media';
 import type { Rung } from '../lib/media/ladder';
 import { withMasterLock, writeMaster } from '../lib/outputs/publish';
 import { PASSTHROUGH_RENDITION } from '../lib/outputs/passthrough';
@@ -115,6 +115,7 @@ export function mediaActivities({ config, db, storage, temporal, log }: Activity
             hasAudio: p.hasAudio,
             fps: p.fps,
             preset: config.media.x264Preset,
+            rateControl: config.media.rateControl,
             segmentSeconds: config.media.segmentSeconds,
           });
           try {
@@ -138,7 +139,18 @@ export function mediaActivities({ config, db, storage, temporal, log }: Activity
 
     /** Rewrites the master playlist with the rungs published so far (idempotent). */
     async publishMaster(p: { workspaceId: string; videoId: string; rungs: Rung[]; /** e.g. the passthrough, with measured bandwidth and codecs */ extra?: PlaylistRung[] }): Promise<void> {
-      const text = masterPlaylist([...p.rungs, ...(p.extra ?? [])], (r) => `${r.name}/index.m3u8`);
+      // Honest BANDWIDTH/AVERAGE-BANDWIDTH (SPEC §21): each rung as measured when it was stitched.
+      const measured = new Map<string, { peak: number; average: number }>();
+      if (p.rungs.length) {
+        const rows: Array<{ name: string; bitrate: number; peak_bitrate: number | null }> = await db('renditions')
+          .where({ video_id: p.videoId })
+          .whereIn('name', p.rungs.map((r) => r.name))
+          .whereNotNull('peak_bitrate')
+          .select('name', 'bitrate', 'peak_bitrate');
+        for (const r of rows) measured.set(r.name, { peak: r.peak_bitrate!, average: r.bitrate });
+      }
+      const rungs = p.rungs.map((r) => honestRung(r, measured.get(r.name)));
+      const text = masterPlaylist([...rungs, ...(p.extra ?? [])], (r) => `${r.name}/index.m3u8`);
       // With the video's captions (SPEC §14), under the lock the caption routes also take.
       // The passthrough's entry goes with the master that lists it (issue 22): reads show it as the
       // rendition the video plays from, and on-demand images render from it until the ladder lands.

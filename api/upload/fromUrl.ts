@@ -51,6 +51,7 @@ export function fromUrlRoutes(r: Router, deps: Deps): void {
       folderId: body.folder_id,
       tags: body.tags,
       outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support },
+      codecs: body.codecs,
       sourceUrl: url.toString(),
       source: { kind: 'url', url: url.toString() },
     });

@@ -56,6 +56,7 @@ export function uploadRoutes(r: Router, deps: Deps): void {
       folderId: body.folder_id,
       tags: body.tags,
       outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support },
+      codecs: body.codecs,
       source: uploadSource(body.size, body.content_type),
       upload: { protocol: body.upload_protocol ?? 'put', corsOrigin: body.cors_origin },
     });
@@ -95,6 +96,7 @@ export function uploadRoutes(r: Router, deps: Deps): void {
       folderId: body.folder_id,
       tags: body.tags,
       outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support },
+      codecs: body.codecs,
       source: uploadSource(body.file_size, body.content_type),
       upload: { protocol: body.upload_protocol ?? 'put', corsOrigin: body.cors_origin },
     });

@@ -21,6 +21,13 @@ export const videoMeta = {
   passthrough: passthrough.optional(),
   max_resolution: maxResolution.optional(),
   mp4_support: mp4Support.optional(),
+  // SPEC §21: extra codecs as CMAF renditions (+ DASH); H.264 is always kept
+  codecs: z
+    .array(z.enum(['h264', 'hevc', 'av1']))
+    .min(1)
+    .max(3)
+    .optional()
+    .meta({ description: 'Codecs to encode in: H.264 always, plus "hevc" and/or "av1" as CMAF renditions with a DASH manifest', example: ['h264', 'av1'] }),
 };
 
 /** A browser origin (`https://app.example.com`), normalised; `*` allows any (the URL is the credential). */

@@ -735,6 +735,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v/{subject}/manifest.mpd": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** DASH manifest over the CMAF (HEVC/AV1) renditions (SPEC §21) */
+        get: operations["cdnDashManifest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v/{subject}/{rung}/init.mp4": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A CMAF rendition's initialization segment */
+        get: operations["cdnCmafInit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v/{subject}/{rung}/{segment}.m4s": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A CMAF media segment (Range → 206) */
+        get: operations["cdnCmafSegment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v/{subject}/{rung}/{segment}.ts": {
         parameters: {
             query?: never;
@@ -1193,6 +1244,10 @@ export interface components {
             /** @description null until the video is ready */
             embed_url: string | null;
             renditions: components["schemas"]["Rendition"][];
+            /** @description SPEC §21: H.264 always; HEVC/AV1 add CMAF renditions to the master playlist and a DASH manifest */
+            codecs: ("h264" | "hevc" | "av1")[];
+            /** @description `{cdn_url}/v/<id>/manifest.mpd` when the video has HEVC or AV1 renditions (404 until they are encoded); null otherwise */
+            dash_url: string | null;
             /** @description Only when failed */
             error_message?: string | null;
             /** @description Only when failed: `invalid_media`, `no_video_stream`, `upload_expired`, … */
@@ -1233,6 +1288,12 @@ export interface components {
             /** @enum {string} */
             status: "queued" | "processing" | "ready" | "failed";
             progress: number;
+            /** @description Measured against the source scaled to the rung, on sampled frames (SPEC §21); null until measured, and for a rung that is the source itself */
+            quality: {
+                /** @description Mean SSIM as dB, −10·log10(1 − SSIM): 20 dB is SSIM 0.99 */
+                ssim_db: number;
+                psnr_db: number;
+            } | null;
         };
         StaticRendition: {
             /** @enum {string} */
@@ -1627,6 +1688,14 @@ export interface operations {
                     max_resolution?: "480p" | "720p" | "1080p" | "1440p" | "2160p";
                     /** @enum {string} */
                     mp4_support?: "none" | "capped_1080p" | "audio_only";
+                    /**
+                     * @description Codecs to encode in: H.264 always, plus "hevc" and/or "av1" as CMAF renditions with a DASH manifest
+                     * @example [
+                     *       "h264",
+                     *       "av1"
+                     *     ]
+                     */
+                    codecs?: ("h264" | "hevc" | "av1")[];
                     cors_origin?: string;
                     /** @enum {string} */
                     upload_protocol?: "put" | "tus";
@@ -1949,6 +2018,14 @@ export interface operations {
                     max_resolution?: "480p" | "720p" | "1080p" | "1440p" | "2160p";
                     /** @enum {string} */
                     mp4_support?: "none" | "capped_1080p" | "audio_only";
+                    /**
+                     * @description Codecs to encode in: H.264 always, plus "hevc" and/or "av1" as CMAF renditions with a DASH manifest
+                     * @example [
+                     *       "h264",
+                     *       "av1"
+                     *     ]
+                     */
+                    codecs?: ("h264" | "hevc" | "av1")[];
                     cors_origin?: string;
                     /** @enum {string} */
                     upload_protocol?: "put" | "tus";
@@ -2248,6 +2325,14 @@ export interface operations {
                     max_resolution?: "480p" | "720p" | "1080p" | "1440p" | "2160p";
                     /** @enum {string} */
                     mp4_support?: "none" | "capped_1080p" | "audio_only";
+                    /**
+                     * @description Codecs to encode in: H.264 always, plus "hevc" and/or "av1" as CMAF renditions with a DASH manifest
+                     * @example [
+                     *       "h264",
+                     *       "av1"
+                     *     ]
+                     */
+                    codecs?: ("h264" | "hevc" | "av1")[];
                 };
             };
         };
@@ -7902,6 +7987,238 @@ export interface operations {
                 };
                 content: {
                     "application/vnd.apple.mpegurl": string;
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            416: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cdnDashManifest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description DASH MPD */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/dash+xml": string;
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            416: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cdnCmafInit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                subject: string;
+                rung: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description fMP4 init segment */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            /** @description Partial content */
+            206: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            416: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cdnCmafSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                subject: string;
+                rung: string;
+                segment: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description fMP4 media segment */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            /** @description Partial content */
+            206: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
                 };
             };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */

@@ -4,7 +4,7 @@
 import { isCancellation, patched } from '@temporalio/workflow';
 import type { PlaylistRung } from '../../lib/media/args';
 import { capLadder } from '../../lib/media/cap';
-import { keepPassthrough, planLadder, type Rung } from '../../lib/media/ladder';
+import { keepPassthrough, planLadder, sourceIsTopRung, type Rung } from '../../lib/media/ladder';
 import type { PipelineContext } from './context';
 
 export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
@@ -22,6 +22,35 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
   const rungs = capLadder(planLadder({ width: info.width, height: info.height, rotation: info.rotation }), maxResolution);
   // max_resolution caps what viewers can get: a source above the cap is never published as-is.
   const aboveCap = maxResolution !== undefined && Math.min(info.width, info.height) > Number.parseInt(maxResolution, 10);
+  // SPEC §21: a source that fits the top rung's size and cap is published AS that rung (remuxed,
+  // never encoded again). Histories from before the marker replay without it.
+  const encodingV1 = patched('encoding-v1');
+  const top = rungs[rungs.length - 1];
+  const sourceTop =
+    encodingV1 && passthrough.eligible && !aboveCap && sourceIsTopRung({ width: info.width, height: info.height, rotation: info.rotation, videoBitrate: info.streams.video.bitrate }, top)
+      ? top
+      : undefined;
+  const qualityJobs: Array<Promise<void>> = [];
+  /** Measures a finished group's quality without holding the pipeline up; recorded as it comes. */
+  const measure = (group: Rung[]) => {
+    if (!encodingV1 || group.length === 0) return;
+    const job = io
+      .measureQuality({ workspaceId, videoId, storageKey, rungs: group.map((r) => ({ name: r.name, width: r.width, height: r.height })), fps: info.fps, durationSeconds: info.durationSeconds })
+      .then((results) => {
+        for (const q of results) {
+          const entry = state.renditions.find((r) => r.name === q.name);
+          if (!entry) continue;
+          entry.quality = q.quality;
+          if (q.bitrate !== null) entry.bitrate = q.bitrate;
+        }
+      })
+      .catch((err) => {
+        // Quality is reported, never a reason to fail a playable video; deletion still stops it.
+        if (isCancellation(err)) throw err;
+      });
+    ctx.track(job.catch(() => undefined));
+    qualityJobs.push(job);
+  };
   state.renditions = rungs.map((r) => ({ name: r.name, width: r.width, height: r.height, bitrate: r.videoBitrate, status: 'queued', progress: 0 }));
   state.progress = 0;
   await acts.recordMetadata({
@@ -38,12 +67,14 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
 
   let original: PlaylistRung | undefined;
   const ready: Rung[] = [];
+  /** SPEC §21: HEVC/AV1 CMAF renditions, listed after the H.264 ladder. */
+  const cmaf: PlaylistRung[] = [];
   const publishMaster = () =>
     io.publishMaster({
       workspaceId,
       videoId,
       rungs: rungs.filter((r) => ready.includes(r)),
-      extra: original && keepPassthrough(original, ready) ? [original] : [],
+      extra: [...(original && keepPassthrough(original, ready) ? [original] : []), ...cmaf],
     });
   const becomeReady = async () => {
     await thumbnail;
@@ -95,17 +126,39 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
       r.progress = 100;
     }
     ctx.updateProgress();
+    measure(group);
   };
 
   if (passthrough.eligible && !aboveCap) {
     try {
-      original = await io.remuxPassthrough({ workspaceId, videoId, storageKey, hasAudio: info.hasAudio, width: info.width, height: info.height, codecs: passthrough.codecs });
+      original = await io.remuxPassthrough({
+        workspaceId,
+        videoId,
+        storageKey,
+        hasAudio: info.hasAudio,
+        width: info.width,
+        height: info.height,
+        codecs: passthrough.codecs,
+        ...(sourceTop ? { name: sourceTop.name } : {}),
+      });
     } catch (err) {
       if (isCancellation(err)) throw err;
       // The ladder's lowest rung is the way to playable instead.
     }
   }
-  if (original) {
+  if (original && sourceTop) {
+    // The remux IS the top rung: listed under its name with its measured bandwidth, ready now.
+    const entry = state.renditions[rungs.indexOf(sourceTop)];
+    await publishMaster();
+    await acts.recordRendition({ videoId, name: entry.name, status: 'ready', progress: 100 });
+    entry.status = 'ready';
+    entry.progress = 100;
+    entry.bitrate = original.videoBitrate;
+    ctx.updateProgress();
+    await becomeReady();
+    const below = rungs.filter((r) => r !== sourceTop);
+    if (below.length) await encodeGroup(below);
+  } else if (original) {
     await publishMaster();
     await becomeReady();
     await encodeGroup(rungs);
@@ -114,6 +167,25 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
     await becomeReady();
     if (rungs.length > 1) await encodeGroup(rungs.slice(1));
   }
+  // SPEC §21 codecs: each extra codec's rungs (every rung, the source's too) once H.264 is complete.
+  // A failed extra encode leaves the video as it is: H.264 always plays.
+  const extraCodecs = (ctx.input.codecs ?? []).filter((c) => c !== 'h264');
+  if (extraCodecs.length > 0 && state.status === 'ready' && patched('encoding-codecs-v1')) {
+    for (const codec of extraCodecs) {
+      const results = await Promise.allSettled(
+        rungs.map((rung) => io.encodeCmafRendition({ workspaceId, videoId, storageKey, rung, codec, fps: info.fps, durationSeconds: info.durationSeconds })),
+      );
+      for (const r of results) {
+        if (r.status === 'fulfilled') cmaf.push(r.value);
+        else if (isCancellation(r.reason)) throw r.reason;
+      }
+    }
+    if (cmaf.length > 0) {
+      await publishMaster();
+      await io.publishDash({ workspaceId, videoId, durationSeconds: info.durationSeconds, renditions: cmaf });
+    }
+  }
+  await Promise.all(qualityJobs);
   await acts.recordState({ videoId, progress: state.progress });
   // SPEC §14 outputs (MP4, storyboard) run in their own workflow, from the finished ladder. New
   // marker here: transcode-* histories recorded before it replay without the request.
