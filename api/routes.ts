@@ -8,6 +8,7 @@ import type { Deps } from './deps';
 import { folderRoutes } from './folders/routes';
 import { healthRoutes } from './health/routes';
 import { keyRoutes } from './keys/routes';
+import { liveRoutes } from './live/routes';
 import { openapiRoutes } from './openapi/routes';
 import { playbackRoutes } from './playback/routes';
 import { playerRoutes } from './player/routes';
@@ -33,7 +34,7 @@ export function publicRouter(deps: Deps): Router {
 /** Everything behind an API key. One resource, one folder. */
 export function apiRouter(deps: Deps): Router {
   const r = new Router();
-  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes, audioTrackRoutes, restrictionRoutes]) mount(r, deps);
+  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes, audioTrackRoutes, restrictionRoutes, liveRoutes]) mount(r, deps);
   return r;
 }
 

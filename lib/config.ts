@@ -58,7 +58,7 @@ const schema = z.object({
     .string()
     .default('workflow,transcode')
     .transform((s) => s.split(',').map((r) => r.trim()).filter(Boolean))
-    .pipe(z.array(z.enum(['workflow', 'transcode'])).min(1)),
+    .pipe(z.array(z.enum(['workflow', 'transcode', 'live'])).min(1)),
 
   STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
   STORAGE_LOCAL_DIR: z.string().optional(),
@@ -167,6 +167,25 @@ const schema = z.object({
   TEMPORAL_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
   S3_PUBLIC_ENDPOINT: z.string().url().optional(),
+
+  // live room (issue 23): ingest (media server), live task queue, latency (docs/live.md)
+  TEMPORAL_LIVE_QUEUE: z.string().default('vidhost-live'),
+  LIVE_CONCURRENCY: z.coerce.number().int().min(1).default(4),
+  LIVE_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(1000).default(4000),
+  LIVE_INGEST_HOST: z.string().default('127.0.0.1'),
+  LIVE_RTMP_PORT: z.coerce.number().int().min(0).max(65535).default(1935),
+  LIVE_SRT_PORT: z.coerce.number().int().min(0).max(65535).default(8890),
+  LIVE_MEDIA_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8935),
+  /** Where encoders are told to send (ingest.rtmp_url/srt_url); default from PUBLIC_BASE_URL's host. */
+  LIVE_PUBLIC_INGEST_HOST: z.string().optional(),
+  /** How live workers reach the media server to read a feed. */
+  LIVE_MEDIA_INTERNAL_URL: z.string().default('rtmp://127.0.0.1:1935'),
+  /** Signs the live workers' reads from the media server (only they may play a feed). */
+  LIVE_MEDIA_SECRET: z.string().min(16).optional(),
+  LIVE_SEGMENT_SECONDS: z.coerce.number().min(1).max(10).default(2),
+  LIVE_LOW_LATENCY_SEGMENT_SECONDS: z.coerce.number().min(0.2).max(2).default(1),
+  LIVE_WINDOW_SECONDS: z.coerce.number().min(30).default(36),
+  LIVE_X264_PRESET: z.string().default('veryfast'),
 });
 
 export type Env = z.input<typeof schema>;
@@ -197,7 +216,7 @@ export interface Config {
     transcodeQueue: string;
     transcodeConcurrency: number;
     heartbeatTimeoutMs: number;
-    workerRoles: Array<'workflow' | 'transcode'>;
+    workerRoles: Array<'workflow' | 'transcode' | 'live'>;
   };
   storage: {
     driver: 'local' | 's3';
@@ -255,6 +274,23 @@ export interface Config {
   /** `port`: a worker's; `apiPort`: the API's (0 = none); `token`: bearer token both require when set. */
   metrics: { port: number; apiPort: number; host: string; token?: string; temporalPort: number };
   logFormat: 'auto' | 'pretty' | 'json';
+  // live room
+  live: {
+    queue: string;
+    concurrency: number;
+    heartbeatTimeoutMs: number;
+    ingestHost: string;
+    rtmpPort: number;
+    srtPort: number;
+    mediaHttpPort: number;
+    publicIngestHost: string;
+    mediaInternalUrl: string;
+    mediaSecret: string;
+    segmentSeconds: number;
+    lowLatencySegmentSeconds: number;
+    windowSeconds: number;
+    x264Preset: string;
+  };
 }
 
 const DEV_SECRET = 'dev-only-insecure-secret-change-me';
@@ -433,5 +469,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     metrics: { port: e.METRICS_PORT, apiPort: e.API_METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN, temporalPort: e.TEMPORAL_METRICS_PORT },
     logFormat: e.LOG_FORMAT,
+    // live room
+    live: {
+      queue: e.TEMPORAL_LIVE_QUEUE,
+      concurrency: e.LIVE_CONCURRENCY,
+      heartbeatTimeoutMs: e.LIVE_HEARTBEAT_TIMEOUT_MS,
+      ingestHost: e.LIVE_INGEST_HOST,
+      rtmpPort: e.LIVE_RTMP_PORT,
+      srtPort: e.LIVE_SRT_PORT,
+      mediaHttpPort: e.LIVE_MEDIA_HTTP_PORT,
+      publicIngestHost: e.LIVE_PUBLIC_INGEST_HOST ?? new URL(base).hostname,
+      mediaInternalUrl: e.LIVE_MEDIA_INTERNAL_URL.replace(/\/+$/, ''),
+      // Defaults to the upload signing secret (required in production), so one secret less to provision.
+      mediaSecret: e.LIVE_MEDIA_SECRET ?? e.UPLOAD_SIGNING_SECRET ?? DEV_SECRET,
+      segmentSeconds: e.LIVE_SEGMENT_SECONDS,
+      lowLatencySegmentSeconds: e.LIVE_LOW_LATENCY_SEGMENT_SECONDS,
+      windowSeconds: e.LIVE_WINDOW_SECONDS,
+      x264Preset: e.LIVE_X264_PRESET,
+    },
   });
 }

@@ -3,3 +3,4 @@ export { videoWorkflow } from './video';
 export { webhookDeliveryWorkflow } from './delivery';
 export { outputsWorkflow } from './jobs/outputs';
 export { audioTrackWorkflow } from './audio/track';
+export { liveStreamWorkflow } from './live/stream';

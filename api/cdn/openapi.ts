@@ -94,4 +94,25 @@ export function cdnDocs(d: DocContext): void {
     params: z.object({ subject, rung, segment: z.string().meta({ example: 'seg_00001' }) }),
     responses: { 200: file('video/mp2t', 'MPEG-TS segment'), 206: file('video/mp2t', 'Partial content') },
   });
+  // SPEC §17 live playback (api/cdn/live.ts)
+  const live = z.string().meta({ description: 'A `ls_` id (public and unlisted live streams)' });
+  const liveCommon = { tag: 'CDN', auth: false, servers, errors: [403, 404] } as const;
+  const base = mountPath(d.config.cdnUrl);
+  operation(d, {
+    ...liveCommon, method: 'get', path: '/live/{subject}/master.m3u8', koaRoute: `${base}/live/:subject/master.m3u8`, operationId: 'cdnLiveMaster',
+    summary: 'Live multivariant playlist (404 while no broadcast is on)', params: z.object({ subject: live }), responses: { 200: playlist },
+  });
+  operation(d, {
+    ...liveCommon, method: 'get', path: '/live/{subject}/{rung}/index.m3u8', koaRoute: `${base}/live/:subject/:rung/index.m3u8`, operationId: 'cdnLiveRendition',
+    summary: 'A rung\'s sliding window, with EXT-X-PROGRAM-DATE-TIME', params: z.object({ subject: live, rung }), responses: { 200: playlist },
+  });
+  operation(d, {
+    ...liveCommon, method: 'get', path: '/live/{subject}/{rung}/{file}', koaRoute: `${base}/live/:subject/:rung/:file`, operationId: 'cdnLiveSegment',
+    summary: 'A live segment (`seg_NNNNNN.ts`)', params: z.object({ subject: live, rung, file: z.string().meta({ example: 'seg_000001.ts' }) }),
+    responses: { 200: file('video/mp2t', 'MPEG-TS segment') },
+  });
+  operation(d, {
+    ...liveCommon, method: 'options', path: '/live/{subject}/master.m3u8', koaRoute: `${base}/live/*rest`, operationId: 'cdnLivePreflight', errors: [],
+    summary: 'CORS preflight (every live path)', params: z.object({ subject: live }), responses: { 204: { description: 'Access-Control-Allow-Methods: GET, HEAD, OPTIONS' } },
+  });
 }

@@ -12,6 +12,7 @@ import { encryptedEtag } from '../../lib/protection/hls';
 import { videoContentKey } from '../../lib/protection/keys';
 import { selfOriginsOf } from '../../lib/protection/restriction';
 import { CDN_EXPOSE_HEADERS, cacheControl, etagMatches, parseCdnPath } from './files';
+import { liveCdnRoutes } from './live';
 import { outputCdnRoutes } from './outputs/routes';
 import { parseRange } from './range';
 import { answerKey, playlistRewrite, readWhole, viewerOf } from './protected';
@@ -68,6 +69,8 @@ export function cdnRoutes(r: Router, deps: Deps): void {
   const self = selfOriginsOf(deps.config);
   // SPEC §14 files (captions, downloads, storyboard, images) first; the rest falls through.
   outputCdnRoutes(r, deps, meter);
+  // SPEC §17 live playlists and segments.
+  liveCdnRoutes(r, deps);
 
   r.options(`${base}*rest`, (ctx) => {
     cors(ctx);

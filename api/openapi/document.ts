@@ -7,6 +7,7 @@ import { clipDocs } from '../clips/openapi';
 import { folderDocs } from '../folders/openapi';
 import { healthDocs } from '../health/openapi';
 import { keyDocs } from '../keys/openapi';
+import { liveDocs } from '../live/openapi';
 import { playbackDocs } from '../playback/openapi';
 import { playerDocs } from '../player/openapi';
 import { restrictionDocs } from '../restrictions/openapi';
@@ -37,6 +38,7 @@ const RESOURCES: Array<(d: DocContext) => void> = [
   tagDocs,
   keyDocs,
   webhookDocs,
+  liveDocs,
   playbackDocs,
   restrictionDocs,
   storageDocs,

@@ -11,6 +11,7 @@ import { frameAncestors } from '../../lib/protection/domains';
 import { viewerRefusal } from '../../lib/protection/enforce';
 import { type Restriction, selfOriginsOf } from '../../lib/protection/restriction';
 import { viewerOf } from '../cdn/protected';
+import { liveEmbed } from '../../lib/live/embed';
 import type { Deps } from '../deps';
 import { type PageInput, type PageState, renderPage } from './page';
 import { ROOT } from '../../lib/root';
@@ -26,7 +27,7 @@ function asset(file: string, type: string, version?: string): Asset {
   return { body, type, version: version ?? createHash('sha256').update(body).digest('hex').slice(0, 12) };
 }
 
-const STATUS: Record<PageState, number> = { ready: 200, processing: 200, failed: 200, unavailable: 403, not_found: 404, forbidden: 403, restricted: 403 };
+const STATUS: Record<PageState, number> = { ready: 200, processing: 200, failed: 200, unavailable: 403, not_found: 404, forbidden: 403, restricted: 403, off_air: 200 };
 
 /** Seconds an embed page's own token for an encrypted public video lives (a long film, paused). */
 const EMBED_TOKEN_TTL = 6 * 3600;
@@ -93,6 +94,13 @@ export function playerRoutes(r: Router, deps: Deps): void {
   r.get(`${prefix}/embed/:id`, async (ctx) => {
     const tokenParam = Array.isArray(ctx.query.token) ? ctx.query.token[0] : ctx.query.token;
     const token = tokenParam || undefined;
+    if (ctx.params.id.startsWith('ls_')) {
+      // A live stream (SPEC §17): live with a badge while on air, then its recording.
+      const l = await liveEmbed(deps.db, deps.config, ctx.params.id);
+      if (l.kind !== 'play') return page(ctx, l.kind, l.kind === 'off_air' ? l.title : l.kind === 'forbidden' ? 'Private live stream' : 'Live stream not found');
+      const autoplayLive = flag(ctx.query.autoplay, l.live);
+      return page(ctx, 'ready', l.title, { src: l.src, poster: l.poster, autoplay: autoplayLive, muted: flag(ctx.query.muted, autoplayLive), loop: false, live: l.live });
+    }
     const access = await deps.hot.access.resolve({ id: ctx.params.id, token });
     if (access.kind !== 'ok') return page(ctx, access.kind, access.kind === 'forbidden' ? 'Private video' : 'Video not found');
     const { video, grant } = access;

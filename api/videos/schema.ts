@@ -99,6 +99,9 @@ export const videoRead = z
     // protection (SPEC §20)
     playback_restriction_id: z.string().nullable().meta({ description: "The video's own restriction (`pr_…`); null: the workspace's default applies" }),
     encryption: z.enum(['none', 'aes-128']),
+    // live (SPEC §17)
+    live_stream_id: z.string().nullable().meta({ description: 'The live stream this video is the recording of (`ls_…`)' }),
+    is_live: z.boolean().meta({ description: 'true while the broadcast it records is still going on' }),
   })
   .meta({ id: 'Video' });
 

@@ -5,6 +5,7 @@ import { Layout } from './components/Layout';
 import { KeysPage } from './pages/Keys';
 import { RestrictionsPage } from './pages/Restrictions';
 import { LibraryPage } from './pages/Library';
+import { LivePage } from './pages/Live';
 import { LoginPage } from './pages/Login';
 import { UploadPage } from './pages/Upload';
 import { UsagePage } from './pages/Usage';
@@ -20,6 +21,7 @@ function Page({ path, role }: { path: string; role: 'owner' | 'member' }) {
   if ((m = /^\/videos\/([\w-]+)$/.exec(path))) return <VideoPage id={m[1]} />;
   if (path === '/upload') return <UploadPage />;
   if (path === '/library') return <LibraryPage />;
+  if (path === '/live') return <LivePage />;
   if (path === '/keys') return <KeysPage role={role} />;
   if (path === '/restrictions') return <RestrictionsPage />;
   if (path === '/webhooks') return <WebhooksPage />;

@@ -472,6 +472,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/live-streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List live streams, newest first (keyset pages) */
+        get: operations["listLiveStreams"];
+        put?: never;
+        /** Create a live stream; the stream key is in this answer only */
+        post: operations["createLiveStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live-streams/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a live stream */
+        get: operations["getLiveStream"];
+        put?: never;
+        post?: never;
+        /** Delete a live stream; a broadcast going on ends (its recording is kept) */
+        delete: operations["deleteLiveStream"];
+        options?: never;
+        head?: never;
+        /** Change a live stream (applies from the next broadcast) */
+        patch: operations["updateLiveStream"];
+        trace?: never;
+    };
+    "/live-streams/{id}/reset-stream-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new stream key (in this answer only); an encoder on the old one is dropped */
+        post: operations["resetLiveStreamKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live-streams/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End the broadcast now and drop the encoder; the recording turns ready */
+        post: operations["completeLiveStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live-streams/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Refuse encoders (and end a broadcast going on) */
+        post: operations["disableLiveStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live-streams/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept encoders again */
+        post: operations["enableLiveStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/playback/{id}": {
         parameters: {
             query?: never;
@@ -813,6 +918,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/live/{subject}/master.m3u8": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Live multivariant playlist (404 while no broadcast is on) */
+        get: operations["cdnLiveMaster"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight (every live path) */
+        options: operations["cdnLivePreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live/{subject}/{rung}/index.m3u8": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A rung's sliding window, with EXT-X-PROGRAM-DATE-TIME */
+        get: operations["cdnLiveRendition"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live/{subject}/{rung}/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A live segment (`seg_NNNNNN.ts`) */
+        get: operations["cdnLiveSegment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/embed/{id}": {
         parameters: {
             query?: never;
@@ -1144,6 +1301,86 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "live_stream.connected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `live_stream.connected` to each subscribed endpoint
+         * @description Any 2xx within the timeout is success; otherwise retried on durable timers (Retry-After honoured); 410 disables the endpoint.
+         */
+        post: operations["event_live_stream_connected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "live_stream.active": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `live_stream.active` to each subscribed endpoint
+         * @description Any 2xx within the timeout is success; otherwise retried on durable timers (Retry-After honoured); 410 disables the endpoint.
+         */
+        post: operations["event_live_stream_active"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "live_stream.disconnected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `live_stream.disconnected` to each subscribed endpoint
+         * @description Any 2xx within the timeout is success; otherwise retried on durable timers (Retry-After honoured); 410 disables the endpoint.
+         */
+        post: operations["event_live_stream_disconnected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "live_stream.idle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `live_stream.idle` to each subscribed endpoint
+         * @description Any 2xx within the timeout is success; otherwise retried on durable timers (Retry-After honoured); 410 disables the endpoint.
+         */
+        post: operations["event_live_stream_idle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1221,6 +1458,10 @@ export interface components {
             playback_restriction_id: string | null;
             /** @enum {string} */
             encryption: "none" | "aes-128";
+            /** @description The live stream this video is the recording of (`ls_…`) */
+            live_stream_id: string | null;
+            /** @description true while the broadcast it records is still going on */
+            is_live: boolean;
         };
         Rendition: {
             /** @example 720p */
@@ -1275,6 +1516,65 @@ export interface components {
             channels: number;
             /** @enum {string} */
             status: "pending_upload" | "processing" | "ready" | "failed";
+        };
+        LiveStream: {
+            /** @example ls_… */
+            id: string;
+            title: string;
+            /** @enum {string} */
+            visibility: "public" | "unlisted" | "private";
+            /** @enum {string} */
+            status: "idle" | "active" | "disconnected";
+            disabled: boolean;
+            /** @enum {string} */
+            latency_mode: "standard" | "low";
+            reconnect_window: number;
+            record: boolean;
+            new_video_settings: {
+                /** @enum {string} */
+                visibility?: "public" | "unlisted" | "private";
+                folder_id?: string | null;
+                tags?: string[];
+                /** @enum {string} */
+                mp4_support?: "none" | "capped_1080p" | "audio_only";
+                passthrough?: string;
+            };
+            simulcast_targets: {
+                url: string;
+                has_stream_key: boolean;
+                /**
+                 * @description The push to this target during the broadcast; a failing target never stops the broadcast
+                 * @enum {string}
+                 */
+                status: "idle" | "connecting" | "live" | "errored";
+                error: string | null;
+            }[];
+            passthrough: string | null;
+            /** @description Only on create and reset-stream-key; store it, it is not shown again */
+            stream_key?: string;
+            ingest: {
+                /**
+                 * @description RTMP server; the stream key is the stream name
+                 * @example rtmp://live.example.com:1935/live
+                 */
+                rtmp_url: string;
+                /** @description SRT URL with the key as `streamid` (`{stream_key}` placeholder outside create/reset) */
+                srt_url: string;
+            };
+            /** @description `{cdn_url}/live/<ls_id>/master.m3u8`: the live playlist while a broadcast is on */
+            hls_url: string;
+            embed_url: string;
+            /**
+             * @description The recording of the broadcast going on
+             * @example vid_0193a1b2c3d4e5f60718293a4b5c6d7e
+             */
+            active_video_id: string | null;
+            recent_video_ids: string[];
+            last_disconnect_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         UploadInit: {
             video_id: string;
@@ -1450,7 +1750,7 @@ export interface components {
             url: string;
             description: string;
             /** @description null = every event type */
-            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted")[] | null;
+            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[] | null;
             enabled: boolean;
             disabled_reason: string | null;
             /** Format: date-time */
@@ -1471,7 +1771,7 @@ export interface components {
             url: string;
             description: string;
             /** @description null = every event type */
-            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted")[] | null;
+            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[] | null;
             enabled: boolean;
             disabled_reason: string | null;
             /** Format: date-time */
@@ -1503,6 +1803,11 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        LiveStreamList: {
+            data: components["schemas"]["LiveStream"][];
+            has_more: boolean;
+            next_cursor: string | null;
         };
         Playback: {
             video_id: string;
@@ -5648,7 +5953,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted")[];
+                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[];
                     description?: string;
                 };
             };
@@ -5958,7 +6263,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted")[] | null;
+                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[] | null;
                     description?: string;
                     enabled?: boolean;
                     rotate_secret?: boolean;
@@ -6196,6 +6501,1043 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
+            409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLiveStreams: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                status?: "idle" | "active" | "disconnected";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStreamList"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createLiveStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe: the same key and body within 24 h answer the first response again (`Idempotent-Replayed: true`). See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    /** @enum {string} */
+                    visibility?: "public" | "unlisted" | "private";
+                    /**
+                     * @default standard
+                     * @enum {string}
+                     */
+                    latency_mode?: "standard" | "low";
+                    /** @default 60 */
+                    reconnect_window?: number;
+                    /** @default true */
+                    record?: boolean;
+                    new_video_settings?: {
+                        /** @enum {string} */
+                        visibility?: "public" | "unlisted" | "private";
+                        folder_id?: string | null;
+                        tags?: string[];
+                        /** @enum {string} */
+                        mp4_support?: "none" | "capped_1080p" | "audio_only";
+                        passthrough?: string;
+                    };
+                    simulcast_targets?: {
+                        url: string;
+                        stream_key?: string;
+                    }[];
+                    passthrough?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStream"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
+            409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLiveStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStream"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteLiveStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateLiveStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    /** @enum {string} */
+                    visibility?: "public" | "unlisted" | "private";
+                    /** @enum {string} */
+                    latency_mode?: "standard" | "low";
+                    reconnect_window?: number;
+                    record?: boolean;
+                    new_video_settings?: {
+                        /** @enum {string} */
+                        visibility?: "public" | "unlisted" | "private";
+                        folder_id?: string | null;
+                        tags?: string[];
+                        /** @enum {string} */
+                        mp4_support?: "none" | "capped_1080p" | "audio_only";
+                        passthrough?: string;
+                    };
+                    simulcast_targets?: {
+                        url: string;
+                        stream_key?: string;
+                    }[];
+                    passthrough?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStream"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resetLiveStreamKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe: the same key and body within 24 h answer the first response again (`Idempotent-Replayed: true`). See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStream"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
+            409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    completeLiveStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe: the same key and body within 24 h answer the first response again (`Idempotent-Replayed: true`). See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStream"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
+            409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    disableLiveStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe: the same key and body within 24 h answer the first response again (`Idempotent-Replayed: true`). See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStream"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
+            409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    enableLiveStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe: the same key and body within 24 h answer the first response again (`Idempotent-Replayed: true`). See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStream"];
                 };
             };
             /** @description Missing or invalid API key (`unauthorized`) */
@@ -8414,6 +9756,217 @@ export interface operations {
             };
         };
     };
+    cdnLiveMaster: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `ls_` id (public and unlisted live streams) */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HLS playlist */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.mpegurl": string;
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cdnLivePreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `ls_` id (public and unlisted live streams) */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Access-Control-Allow-Methods: GET, HEAD, OPTIONS */
+            204: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cdnLiveRendition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `ls_` id (public and unlisted live streams) */
+                subject: string;
+                rung: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HLS playlist */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.mpegurl": string;
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cdnLiveSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `ls_` id (public and unlisted live streams) */
+                subject: string;
+                rung: string;
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description MPEG-TS segment */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp2t": string;
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     embedPlayer: {
         parameters: {
             query?: {
@@ -9379,6 +10932,182 @@ export interface operations {
                     workspace_id: string;
                     data: {
                         video: components["schemas"]["Video"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_live_stream_connected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; stable across retries */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>` (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @example evt_… */
+                    id: string;
+                    /** @enum {string} */
+                    type: "live_stream.connected";
+                    /** Format: date-time */
+                    created_at: string;
+                    workspace_id: string;
+                    data: {
+                        live_stream: components["schemas"]["LiveStream"];
+                        /** @description The broadcast's recording (on `idle`: null when nothing was recorded) */
+                        video_id: string | null;
+                        /** @description Why the encoder is gone (`disconnected`, `idle`) */
+                        reason?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_live_stream_active: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; stable across retries */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>` (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @example evt_… */
+                    id: string;
+                    /** @enum {string} */
+                    type: "live_stream.active";
+                    /** Format: date-time */
+                    created_at: string;
+                    workspace_id: string;
+                    data: {
+                        live_stream: components["schemas"]["LiveStream"];
+                        /** @description The broadcast's recording (on `idle`: null when nothing was recorded) */
+                        video_id: string | null;
+                        /** @description Why the encoder is gone (`disconnected`, `idle`) */
+                        reason?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_live_stream_disconnected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; stable across retries */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>` (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @example evt_… */
+                    id: string;
+                    /** @enum {string} */
+                    type: "live_stream.disconnected";
+                    /** Format: date-time */
+                    created_at: string;
+                    workspace_id: string;
+                    data: {
+                        live_stream: components["schemas"]["LiveStream"];
+                        /** @description The broadcast's recording (on `idle`: null when nothing was recorded) */
+                        video_id: string | null;
+                        /** @description Why the encoder is gone (`disconnected`, `idle`) */
+                        reason?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_live_stream_idle: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; stable across retries */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>` (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @example evt_… */
+                    id: string;
+                    /** @enum {string} */
+                    type: "live_stream.idle";
+                    /** Format: date-time */
+                    created_at: string;
+                    workspace_id: string;
+                    data: {
+                        live_stream: components["schemas"]["LiveStream"];
+                        /** @description The broadcast's recording (on `idle`: null when nothing was recorded) */
+                        video_id: string | null;
+                        /** @description Why the encoder is gone (`disconnected`, `idle`) */
+                        reason?: string;
                     };
                 };
             };

@@ -49,6 +49,8 @@ export interface VideoRow {
   /** SPEC §20 */
   playback_restriction_id: string | null;
   encryption: 'none' | 'aes-128' | null;
+  live_stream_id: string | null;
+  is_live: boolean;
 }
 
 export interface RenditionRow {
@@ -96,6 +98,8 @@ export interface VideoRead extends OutputFields {
   ready_at: string | null;
   playback_restriction_id: string | null;
   encryption: 'none' | 'aes-128';
+  live_stream_id: string | null;
+  is_live: boolean;
 }
 
 /** A rendition as reads show it. */
@@ -227,6 +231,8 @@ export function serializeVideo(
     playback_restriction_id: row.playback_restriction_id ?? null,
     encryption: row.encryption ?? 'none',
     ...outputFields(config, row, outputs, ready),
+    live_stream_id: row.live_stream_id ?? null,
+    is_live: row.is_live ?? false,
   };
   if (status === 'failed') {
     out.error_code = live?.errorCode ?? row.error_code;

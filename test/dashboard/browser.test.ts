@@ -154,6 +154,16 @@ describe('Dashboard in a real browser', function () {
     assert.equal(await s.db('playback_restrictions').where({ id }).first(), undefined);
   });
 
+  it('creates a live stream and shows its key once, with the RTMP server to paste into OBS', async () => {
+    await go('Live');
+    await page.getByLabel('Title').fill('dashboard live');
+    await page.getByRole('button', { name: 'Create live stream' }).click();
+    assert.match((await page.getByTestId('secret').textContent())!, /^lsk[0-9a-f]{32}$/);
+    await page.getByText(/rtmp:\/\/.*\/live/).first().waitFor();
+    const row = page.locator('tr', { hasText: 'dashboard live' });
+    assert.equal(await row.locator('[data-status]').getAttribute('data-status'), 'idle');
+  });
+
   it('uploads two clips by drag and drop, with a progress bar each, until both are ready', async () => {
     await go('Upload');
     await shot('upload-empty');

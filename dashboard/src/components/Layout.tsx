@@ -6,6 +6,7 @@ const NAV: Array<[string, string]> = [
   ['/', 'Videos'],
   ['/upload', 'Upload'],
   ['/library', 'Folders & tags'],
+  ['/live', 'Live'],
   ['/keys', 'API Keys'],
   ['/restrictions', 'Restrictions'],
   ['/webhooks', 'Webhooks'],
