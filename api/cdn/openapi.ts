@@ -40,31 +40,31 @@ export function cdnDocs(d: DocContext): void {
     ...common, method: 'get', path: '/v/{subject}/animated.{format}', operationId: 'cdnAnimated', summary: 'Animated preview rendered on demand',
     description: `\`start\`/\`end\` at most ${IMAGE_LIMITS.maxSpan} s apart (rounded to 0.1 s), \`width\` ≤ ${IMAGE_LIMITS.maxAnimatedWidth} (rounded to a multiple of 8), \`fps\` ≤ ${IMAGE_LIMITS.maxFps}, at least one frame. Bad query → 400. ${RENDER_LIMITS}`,
     params: z.object({ subject, format: z.enum(['gif', 'webp']) }), query: animatedQuery,
-    responses: { 200: media(['image/gif', 'image/webp'], 'The animation') }, errors: [400, 403, 404, 416, 429, 503],
+    responses: { 200: media(['image/gif', 'image/webp'], 'The animation'), 304: notModified }, errors: [400, 403, 404, 416, 429, 503],
   });
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/storyboard.{format}', operationId: 'cdnStoryboard', summary: 'Storyboard: WebVTT of `#xywh` tiles, and the tile sheet',
     params: z.object({ subject, format: z.enum(['vtt', 'jpg']) }),
-    responses: { 200: media(['text/vtt', 'image/jpeg'], 'The WebVTT index or the JPEG sheet'), 206: media(['text/vtt', 'image/jpeg'], 'Partial content') },
+    responses: { 200: media(['text/vtt', 'image/jpeg'], 'The WebVTT index or the JPEG sheet'), 206: media(['text/vtt', 'image/jpeg'], 'Partial content'), 304: notModified },
   });
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/download/{name}', operationId: 'cdnDownload', summary: 'Static rendition (mp4_support), with Content-Disposition',
     params: z.object({ subject, name: z.enum(['capped_1080p.mp4', 'audio.m4a']) }),
-    responses: { 200: media(['video/mp4', 'audio/mp4'], 'MP4 or M4A'), 206: media(['video/mp4', 'audio/mp4'], 'Partial content') },
+    responses: { 200: media(['video/mp4', 'audio/mp4'], 'MP4 or M4A'), 206: media(['video/mp4', 'audio/mp4'], 'Partial content'), 304: notModified },
   });
   const lang = z.string().meta({ description: 'BCP-47 tag', example: 'en' });
   const vtt = file('text/vtt', 'WebVTT captions');
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/captions/{lang}.vtt', operationId: 'cdnCaptions', summary: 'A caption track as WebVTT',
-    params: z.object({ subject, lang }), responses: { 200: vtt, 206: vtt },
+    params: z.object({ subject, lang }), responses: { 200: vtt, 206: vtt, 304: notModified },
   });
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/subs/{lang}/index.m3u8', operationId: 'cdnSubtitlePlaylist', summary: 'A caption track\'s HLS subtitle playlist',
-    params: z.object({ subject, lang }), responses: { 200: playlist },
+    params: z.object({ subject, lang }), responses: { 200: playlist, 304: notModified },
   });
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/subs/{lang}/captions.vtt', operationId: 'cdnSubtitleFile', summary: 'The WebVTT the subtitle playlist names',
-    params: z.object({ subject, lang }), responses: { 200: vtt, 206: vtt },
+    params: z.object({ subject, lang }), responses: { 200: vtt, 206: vtt, 304: notModified },
   });
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/key', operationId: 'cdnKey', summary: "An encrypted video's AES-128 key (16 bytes), to a valid token only",

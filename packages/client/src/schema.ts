@@ -8834,6 +8834,15 @@ export interface operations {
                     "image/webp": string;
                 };
             };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
             400: {
                 headers: {
@@ -8950,6 +8959,15 @@ export interface operations {
                     "image/jpeg": string;
                 };
             };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
                 headers: {
@@ -9033,6 +9051,15 @@ export interface operations {
                     "audio/mp4": string;
                 };
             };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
                 headers: {
@@ -9115,6 +9142,15 @@ export interface operations {
                     "text/vtt": string;
                 };
             };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
                 headers: {
@@ -9185,6 +9221,15 @@ export interface operations {
                 content: {
                     "application/vnd.apple.mpegurl": string;
                 };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
@@ -9267,6 +9312,15 @@ export interface operations {
                 content: {
                     "text/vtt": string;
                 };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
