@@ -1,3 +1,4 @@
+import { analyticsActivities } from './analytics/rollup';
 import type { ActivityDeps } from './deps';
 import { eventActivities } from './events';
 import { fileActivities } from './files';
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     ...ladderActivities(deps),
     ...webhookActivities(deps),
     ...outputActivities(deps),
+    ...analyticsActivities(deps),
   };
 }
 

@@ -119,6 +119,13 @@ const schema = z.object({
   TEMPORAL_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
   S3_PUBLIC_ENDPOINT: z.string().url().optional(),
+  // analytics room (issue 24): viewer analytics (docs/analytics.md)
+  ANALYTICS_RAW_DAYS: z.coerce.number().int().min(2).max(3650).default(30),
+  ANALYTICS_FLUSH_MS: z.coerce.number().int().min(10).default(1000),
+  ANALYTICS_FLUSH_ROWS: z.coerce.number().int().min(1).max(5000).default(1000),
+  ANALYTICS_BUFFER_MAX_ROWS: z.coerce.number().int().min(100).default(200_000),
+  ANALYTICS_ROLLUP_EVERY_SECONDS: z.coerce.number().int().min(10).default(300),
+  ANALYTICS_ROLLUP_LOOKBACK_HOURS: z.coerce.number().int().min(1).max(48).default(3),
 });
 
 export type Env = z.input<typeof schema>;
@@ -193,6 +200,8 @@ export interface Config {
   // contract room
   metrics: { port: number; host: string; temporalPort: number };
   logFormat: 'auto' | 'pretty' | 'json';
+  // analytics room
+  analytics: { rawDays: number; flushMs: number; flushRows: number; bufferMaxRows: number; rollupEverySeconds: number; lookbackHours: number };
 }
 
 const DEV_SECRET = 'dev-only-insecure-secret-change-me';
@@ -323,5 +332,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // contract room
     metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, temporalPort: e.TEMPORAL_METRICS_PORT },
     logFormat: e.LOG_FORMAT,
+    // analytics room
+    analytics: {
+      rawDays: e.ANALYTICS_RAW_DAYS,
+      flushMs: e.ANALYTICS_FLUSH_MS,
+      flushRows: e.ANALYTICS_FLUSH_ROWS,
+      bufferMaxRows: e.ANALYTICS_BUFFER_MAX_ROWS,
+      rollupEverySeconds: e.ANALYTICS_ROLLUP_EVERY_SECONDS,
+      lookbackHours: e.ANALYTICS_ROLLUP_LOOKBACK_HOURS,
+    },
   });
 }

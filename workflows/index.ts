@@ -2,3 +2,4 @@
 export { videoWorkflow } from './video';
 export { webhookDeliveryWorkflow } from './delivery';
 export { outputsWorkflow } from './jobs/outputs';
+export { analyticsRollupWorkflow } from './analytics/rollup';
