@@ -13,7 +13,7 @@
   var api = factory(root);
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.vidhostAnalytics = api;
-})(typeof self !== 'undefined' ? self : this, function (root) {
+})(typeof globalThis !== 'undefined' ? globalThis : self, function (root) {
   'use strict';
   var VERSION = '1.0.0';
   var HEARTBEAT_MS = 10000;
@@ -162,14 +162,15 @@
   Tracker.prototype.onPlaying = function () {
     var v = this.view;
     if (!v) return;
-    if (v.stalled) this.endStall();
+    var wasStalled = v.stalled;
+    if (wasStalled) this.endStall();
     if (v.since === null) v.since = this.now();
     if (!v.started) {
       v.started = true;
       this.refresh();
       this.send('playing');
-    } else if (!v.stalled) {
-      this.send('playing');
+    } else if (!wasStalled) {
+      this.send('playing'); // resumed after a pause
     }
   };
 

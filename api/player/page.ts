@@ -10,7 +10,7 @@ export interface PageInput {
   state: PageState;
   title: string;
   assets: { css: string; hls: string; js: string };
-  media?: { src: string; poster: string; autoplay: boolean; muted: boolean; loop: boolean; storyboard?: string };
+  media?: { src: string; poster: string; autoplay: boolean; muted: boolean; loop: boolean; storyboard?: string; analytics?: { subject: string; beacons: string } };
 }
 
 const MESSAGES: Record<Exclude<PageState, 'ready'>, [string, string]> = {
@@ -44,7 +44,9 @@ export function renderPage(p: PageInput): string {
     body = [
       '<body data-state="ready">',
       '<div class="player">',
-      `<video id="video" ${flags} preload="metadata" poster="${e(m.poster)}" data-src="${e(m.src)}"${m.storyboard ? ` data-storyboard="${e(m.storyboard)}"` : ''}></video>`,
+      `<video id="video" ${flags} preload="metadata" poster="${e(m.poster)}" data-src="${e(m.src)}"${m.storyboard ? ` data-storyboard="${e(m.storyboard)}"` : ''}${
+        m.analytics ? ` data-subject="${e(m.analytics.subject)}" data-beacons="${e(m.analytics.beacons)}"` : ''
+      }></video>`,
       '<div id="message" class="message" role="alert" hidden></div>',
       '</div>',
       `<script src="${e(p.assets.hls)}"></script>`,
