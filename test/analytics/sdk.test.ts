@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { beaconBody } from '../../lib/analytics/events';
 
 // The SDK is a browser script with a CommonJS export for tests like this one.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const sdk = require('../../sdk/analytics.js');
 
 type Ev = { event: string; seq: number; elapsed_ms: number; watch_ms: number; position: number; rendition?: string; bitrate?: number; error_code?: string; view_id: string };
