@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, setCsrf, type Me } from './api';
 import { Layout } from './components/Layout';
+import { AnalyticsOverviewPage, VideoAnalyticsPage } from './pages/Analytics';
 import { KeysPage } from './pages/Keys';
 import { LibraryPage } from './pages/Library';
 import { LoginPage } from './pages/Login';
@@ -17,6 +18,8 @@ function Page({ path }: { path: string }) {
   let m: RegExpExecArray | null;
   if (path === '/' || path === '/videos') return <VideosPage />;
   if ((m = /^\/videos\/([\w-]+)$/.exec(path))) return <VideoPage id={m[1]} />;
+  if ((m = /^\/videos\/([\w-]+)\/analytics$/.exec(path))) return <VideoAnalyticsPage id={m[1]} />;
+  if (path === '/analytics') return <AnalyticsOverviewPage />;
   if (path === '/upload') return <UploadPage />;
   if (path === '/library') return <LibraryPage />;
   if (path === '/keys') return <KeysPage />;

@@ -8,6 +8,7 @@ const NAV: Array<[string, string]> = [
   ['/library', 'Folders & tags'],
   ['/keys', 'API Keys'],
   ['/webhooks', 'Webhooks'],
+  ['/analytics', 'Analytics'],
   ['/usage', 'Usage'],
 ];
 
