@@ -124,8 +124,8 @@ const schema = z.object({
   ANALYTICS_FLUSH_MS: z.coerce.number().int().min(10).default(1000),
   ANALYTICS_FLUSH_ROWS: z.coerce.number().int().min(1).max(5000).default(1000),
   ANALYTICS_BUFFER_MAX_ROWS: z.coerce.number().int().min(100).default(200_000),
-  ANALYTICS_ROLLUP_EVERY_SECONDS: z.coerce.number().int().min(10).default(300),
-  ANALYTICS_ROLLUP_LOOKBACK_HOURS: z.coerce.number().int().min(1).max(48).default(3),
+  ANALYTICS_ROLLUP_EVERY_SECONDS: z.coerce.number().int().min(10).default(60),
+  ANALYTICS_ROLLUP_LOOKBACK_HOURS: z.coerce.number().int().min(1).max(48).default(2),
 });
 
 export type Env = z.input<typeof schema>;

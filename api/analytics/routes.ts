@@ -52,7 +52,9 @@ export function analyticsRoutes(r: Router, deps: Deps): void {
   r.get('/analytics', async (ctx) => {
     const { workspaceId } = auth(ctx);
     const w = rangeOf(ctx);
-    const { hours, breakdowns } = await readBuckets(db, { kind: 'workspace', workspaceId }, w, rollup);
+    // A whole workspace's recent hours would cost a rollup per request: they come from the rollup's
+    // last run (every ANALYTICS_ROLLUP_EVERY_SECONDS, default 60), a video's from raw events.
+    const { hours, breakdowns } = await readBuckets(db, { kind: 'workspace', workspaceId }, w, rollup, 'rollup');
     const own = hours.filter((h) => h.subject_id === workspaceId);
     const perVideo = new Map<string, { views: number; watch_ms: number }>();
     for (const h of hours) {

@@ -70,12 +70,16 @@ function perView(scope: Scope, from: Date, to: Date, lateHours: number): Fragmen
       select distinct on (view_id) * from s0 where received_at >= ${from.toISOString()}::timestamptz order by view_id, received_at
     ),
     ev as (
+      -- Per view through the (view_id, seq, day) index: a video's recent views cost their own
+      -- events, never a scan of everyone's events in the window.
       select e.view_id, e.event, e.position, e.elapsed_ms, e.watch_ms, e.bitrate, e.rendition,
              lead(e.elapsed_ms) over (partition by e.view_id order by e.seq) as next_elapsed
-        from analytics_events e join v on v.view_id = e.view_id and v.subject_id = e.subject_id
-       where e.day >= ${d(from)}::date and e.day <= ${d(lateTo)}::date
-         and e.received_at >= ${from.toISOString()}::timestamptz and e.received_at < ${lateTo.toISOString()}::timestamptz
-         and e.received_at < v.hour + ${lateHours} * interval '1 hour'
+        from v cross join lateral (
+          select * from analytics_events e
+           where e.view_id = v.view_id and e.subject_id = v.subject_id
+             and e.day >= ${d(from)}::date and e.day <= ${d(lateTo)}::date
+             and e.received_at >= ${from.toISOString()}::timestamptz and e.received_at < v.hour + ${lateHours} * interval '1 hour'
+        ) e
     ),
     m as (
       select ev.view_id,

@@ -20,9 +20,18 @@ export function hourAligned(w: Window): Window {
  * the rest (at most lookback + 1 hours) computed from raw events now — which is why an event
  * shows in the API as soon as its batch is flushed (≈1 s), whatever the rollup's schedule.
  */
-export async function readBuckets(db: Db, scope: Exclude<Scope, { kind: 'all' }>, w: Window, o: RollupOptions): Promise<{ hours: HourRow[]; breakdowns: BreakdownRow[] }> {
+export async function readBuckets(
+  db: Db,
+  scope: Exclude<Scope, { kind: 'all' }>,
+  w: Window,
+  o: RollupOptions,
+  fresh: 'raw' | 'rollup' = 'raw',
+): Promise<{ hours: HourRow[]; breakdowns: BreakdownRow[] }> {
   const finalBefore = (await readFinalBefore(db))?.getTime() ?? -Infinity;
-  const split = new Date(Math.min(w.to.getTime(), Math.max(w.from.getTime(), finalBefore)));
+  // 'rollup': every hour the rollup has (non-final ones as of its last run, ≤ one interval old);
+  // raw events only when it has never run.
+  const cut = fresh === 'rollup' && finalBefore > -Infinity ? Infinity : finalBefore;
+  const split = new Date(Math.min(w.to.getTime(), Math.max(w.from.getTime(), cut)));
   const hours: HourRow[] = [];
   const breakdowns: BreakdownRow[] = [];
   const where = scope.kind === 'subject' ? 'subject_id = ?' : 'workspace_id = ?';

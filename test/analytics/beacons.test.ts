@@ -155,6 +155,7 @@ describe('Viewer analytics: beacons and reads (SPEC §18)', function () {
 
   it('rolls up idempotently: the API answers the same from the rollup as from raw events', async () => {
     const before = await analytics(pub);
+    const wsBefore = (await s.get('/v1/analytics').expect(200)).body;
     const o = { rawDays: 30, lookbackHours: 1 };
     const later = Date.now() + 3 * 3600_000; // every hour with events is final by then
     await runRollup(s.db, o, later);
@@ -166,6 +167,10 @@ describe('Viewer analytics: beacons and reads (SPEC §18)', function () {
     assert.deepEqual(after.totals, before.totals);
     assert.deepEqual(after.retention, before.retention);
     assert.deepEqual(after.breakdowns, before.breakdowns);
+    // The workspace overview reads the rollup alone once it has run.
+    const wsAfter = (await s.get(`/v1/analytics?to=${new Date(later).toISOString()}&from=${wsBefore.from}`).expect(200)).body;
+    assert.deepEqual(wsAfter.totals, wsBefore.totals);
+    assert.deepEqual(wsAfter.top_videos, wsBefore.top_videos);
     const parts = await s.db.raw(`select count(*)::int as n from pg_inherits i join pg_class p on p.oid = i.inhparent where p.relname = 'analytics_events'`);
     assert.ok(parts.rows[0].n >= 9, 'partitions made ahead');
     await s.db.raw(`delete from analytics_rollup_state`);
