@@ -54,17 +54,9 @@ export function analyticsRoutes(r: Router, deps: Deps): void {
     const w = rangeOf(ctx);
     // A whole workspace's recent hours would cost a rollup per request: they come from the rollup's
     // last run (every ANALYTICS_ROLLUP_EVERY_SECONDS, default 60), a video's from raw events.
-    const { hours, breakdowns } = await readBuckets(db, { kind: 'workspace', workspaceId }, w, rollup, 'rollup');
-    const own = hours.filter((h) => h.subject_id === workspaceId);
-    const perVideo = new Map<string, { views: number; watch_ms: number }>();
-    for (const h of hours) {
-      if (h.subject_id === workspaceId || h.subject_id.startsWith('ls_')) continue;
-      const v = perVideo.get(h.subject_id) ?? { views: 0, watch_ms: 0 };
-      v.views += h.views;
-      v.watch_ms += Number(h.watch_ms);
-      perVideo.set(h.subject_id, v);
-    }
-    const top = [...perVideo.entries()].sort((a, b) => b[1].views - a[1].views || b[1].watch_ms - a[1].watch_ms).slice(0, 10);
+    const { hours: own, breakdowns, perSubject } = await readBuckets(db, { kind: 'workspace', workspaceId }, w, rollup, 'rollup');
+    const perVideo = [...perSubject.entries()].filter(([id]) => !id.startsWith('ls_'));
+    const top = perVideo.sort((a, b) => b[1].views - a[1].views || b[1].watch_ms - a[1].watch_ms).slice(0, 10);
     const titles = new Map<string, string>(
       top.length ? (await db('videos').whereIn('id', top.map(([id]) => id)).select('id', 'title')).map((v: { id: string; title: string }) => [v.id, v.title]) : [],
     );

@@ -50,6 +50,8 @@ describe('Viewer analytics: beacons and reads (SPEC §18)', function () {
     this.timeout(240_000);
     s = await startStack({ workers: ['workflow'], env: { ANALYTICS_FLUSH_MS: '60000' } });
     [pub, priv] = await Promise.all([newVideo('public'), newVideo('private')]);
+    // Every stack of a run shares one database: start as if the rollup had never run.
+    await s.db('analytics_rollup_state').delete();
   });
 
   it('answers the CORS preflight and sets no cookie', async () => {
