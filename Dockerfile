@@ -1,27 +1,37 @@
 # syntax=docker/dockerfile:1
-# Image for the API and the Temporal worker (same image, different command; see docker-compose.yml).
-FROM node:20-bookworm-slim
+# Image for the API and the Temporal workers (same image, different command; see docker-compose.yml
+# and deploy/helm/vidhost). The TypeScript is compiled in a build stage; the runtime runs plain
+# JavaScript with node (no tsx, no compiler, no dev dependencies).
 
-# ffmpeg/ffprobe (Debian's build includes libx264 and aac); ca-certificates for outbound HTTPS
-# (URL imports, webhooks, S3).
-RUN apt-get update \
- && apt-get install -y --no-install-recommends ffmpeg bubblewrap ca-certificates \
- && rm -rf /var/lib/apt/lists/*
-
+FROM node:20-bookworm-slim AS build
 WORKDIR /app
-ENV NODE_ENV=production \
-    PATH=/app/node_modules/.bin:$PATH
-
-# Dependencies first for layer caching. tsx is a runtime dependency (TS runs directly).
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
-
+RUN npm ci --no-audit --no-fund
 COPY . .
-# The dashboard's bundle (vite is a runtime dependency for this step; see docs/dashboard.md).
-RUN tsx bin/build-dashboard.ts
+# dist/ (tsc) and the dashboard's bundle (vite).
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+FROM node:20-bookworm-slim
+# ffmpeg/ffprobe (Debian's build includes libx264, libx265, SVT-AV1, libsrt and aac); bubblewrap
+# for the media sandbox; ca-certificates for outbound HTTPS (URL imports, webhooks, S3).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ffmpeg bubblewrap util-linux ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+ENV NODE_ENV=production
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# Assets read at run time from the root (lib/root.ts): the player's script and styles, the API
+# reference page, the built dashboard.
+COPY --from=build /app/api/player/embed.js /app/api/player/embed.css ./api/player/
+COPY --from=build /app/sdk ./sdk
+COPY --from=build /app/api/openapi/reference.js ./api/openapi/
+COPY --from=build /app/dashboard ./dashboard
+RUN mkdir -p /app/data && chown node:node /app/data
 
 USER node
 ENV HOST=0.0.0.0 PORT=3000
 EXPOSE 3000
-# Same as `npx tsx api/server.ts`, minus the npm wrapper (so SIGTERM reaches the app directly).
-CMD ["tsx", "api/server.ts"]
+# node itself is PID 1's child of nothing: SIGTERM reaches the app directly and it drains.
+CMD ["node", "dist/api/server.js"]

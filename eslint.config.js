@@ -6,7 +6,7 @@ const { builtinModules } = require('node:module');
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 module.exports = tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'test-output/**', 'api/player/*.js', 'dashboard/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'test-output/**', 'api/player/*.js', 'dashboard/**', 'dist/**'] },
   {
     files: ['**/*.ts'],
     languageOptions: { parser: tseslint.parser },
@@ -19,7 +19,7 @@ module.exports = tseslint.config(
     },
   },
   {
-    files: ['lib/config.ts', 'cli/config.ts', 'test/**', 'bench/**', 'eslint.config.js'],
+    files: ['lib/config.ts', 'cli/config.ts', 'test/**', 'bench/**', 'deploy/check/**', 'eslint.config.js'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {

@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { newId } from '../lib/ids';
 import { loadOutputs } from '../lib/outputs/read';
 import { loadRelations, loadVideoRow, serializeVideo } from '../lib/videos/read';
-import type { DeliveryWorkflowInput } from '../workflows/delivery';
+import type { DeliveryWorkflowInput } from '../lib/webhooks/deliveryTypes';
 import type { ActivityDeps } from './deps';
 
 export interface EmitEventInput {

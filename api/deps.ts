@@ -1,18 +1,8 @@
-import type { Client } from '@temporalio/client';
-import type { Config } from '../lib/config';
-import type { Db } from '../lib/db';
 import type { Logger } from '../lib/logger';
-import type { Storage } from '../lib/storage';
+import type { BaseDeps } from './base';
 import type { Hot } from './hot';
 
-/** What the server (or a test) builds once and hands to `createApp`. */
-export interface BaseDeps {
-  config: Config;
-  db: Db;
-  storage: Storage;
-  temporal: Client;
-  log: Logger;
-}
+export type { BaseDeps };
 
 /** What every route needs, passed down explicitly: the base plus the app's caches and limiters. */
 export interface Deps extends BaseDeps {

@@ -7,7 +7,7 @@ import { AccessCache } from '../lib/playback/accessCache';
 import { FileCache } from '../lib/playback/fileCache';
 import { ReadCache } from '../lib/videos/readCache';
 import { WorkflowStarter } from '../lib/videos/starts';
-import type { BaseDeps } from './deps';
+import type { BaseDeps } from './base';
 
 /**
  * The per-process state of the hot paths: key lookups cached with revocation pushed over

@@ -18,11 +18,11 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import type { Client } from '@temporalio/client';
 import { allRenditionsReady, uploadFormA, waitForVideo } from '../test/support/flow';
-import { mochaHooks } from '../test/support/hooks';
 import { makeClip } from '../test/support/media';
-import { spawnApi } from '../test/support/child';
+import { adoptGroup, spawnApi } from '../test/support/child';
 import { freePort } from '../test/support/services';
 import { startStack, type Stack } from '../test/support/stack';
+import { runBench } from './run';
 
 const run = promisify(execFile);
 
@@ -140,9 +140,10 @@ app.use((ctx) => { ctx.type = 'video/mp2t'; ctx.body = body; });
 app.listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
 
 async function bytesServer(file: string): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, ['-e', BYTES_SERVER, file], { cwd: `${__dirname}/..`, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', BYTES_SERVER, file], { cwd: `${__dirname}/..`, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = adoptGroup('bytes-server', child);
   const port = await new Promise<string>((resolve) => child.stdout.once('data', (d) => resolve(String(d).trim())));
-  return { url: `http://127.0.0.1:${port}/`, stop: () => child.kill() };
+  return { url: `http://127.0.0.1:${port}/`, stop: () => void proc.kill('SIGTERM') };
 }
 
 async function readyVideo(stack: Stack, clip: string, key: string): Promise<{ id: string; rung: string; segment: string }> {
@@ -319,13 +320,6 @@ async function main(): Promise<void> {
   await api3.kill();
   await s3.close();
   await local.close();
-  await mochaHooks.afterAll.call({ timeout() {} } as never);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

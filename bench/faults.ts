@@ -11,8 +11,8 @@ import os from 'node:os';
 import { duplicateEvents } from '../test/faults/flow';
 import { runLoad } from '../test/faults/load';
 import { startFaultStack } from '../test/faults/stack';
-import { mochaHooks } from '../test/support/hooks';
 import { makeClip } from '../test/support/media';
+import { runBench } from './run';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -42,13 +42,6 @@ async function main(): Promise<void> {
   console.log(`${uploads} concurrent 1 s 320x180 uploads, ${os.availableParallelism()} cores (shared machine: read ratios, not seconds)`);
   console.log(`  2 APIs + 2 workers   ${two.toFixed(1)} s   ${(two / one).toFixed(2)}x`);
   console.log(`  1 API  + 1 worker    ${one.toFixed(1)} s   1.00x`);
-  await mochaHooks.afterAll.call({ timeout() {} } as never);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -18,6 +18,7 @@ import { createLogger } from '../lib/logger';
 import { createStorage } from '../lib/storage';
 import { VIDEO_WITH_RELATIONS } from '../lib/videos/read';
 import { seedVideos } from './seed';
+import { runBench } from './run';
 
 const opt = (n: string, d: number) => (process.argv.includes(`--${n}`) ? Number(process.argv[process.argv.indexOf(`--${n}`) + 1]) : d);
 const count = opt('count', 1_000_000);
@@ -121,10 +122,4 @@ async function main(): Promise<void> {
   await admin.destroy();
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

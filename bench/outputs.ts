@@ -10,9 +10,9 @@
 import { performance } from 'node:perf_hooks';
 import request from 'supertest';
 import { allRenditionsReady, uploadFormA, waitForVideo } from '../test/support/flow';
-import { mochaHooks } from '../test/support/hooks';
 import { makeClip } from '../test/support/media';
 import { startStack } from '../test/support/stack';
+import { runBench } from './run';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -76,13 +76,6 @@ async function main(): Promise<void> {
   const clipDone = await waitForVideo(s, c.body.id, allRenditionsReady, 30 * 60_000);
   const clipJobs = await activityTimes(s, `video-${clipDone.uuid}`);
   console.log(`clip 10 s of 1080p: cut ${clipJobs.cutClip?.toFixed(2)} s, then the usual pipeline (to ready+ladder ${((Date.parse(clipDone.updated_at) - Date.parse(clipDone.created_at)) / 1000).toFixed(1)} s)`);
-  await mochaHooks.afterAll.call({ timeout() {} } as never);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

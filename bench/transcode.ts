@@ -15,7 +15,6 @@
  *   npm run bench -- --seconds 30 --long-seconds 300 [--runs 3] [--chunk-seconds 30] [--no-scale]
  *                    [--bitrate 6000000] [--noise] [--no-passthrough]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,9 +23,10 @@ import { singlePassLadderArgs } from '../lib/media/args';
 import { planLadder } from '../lib/media/ladder';
 import { runFfmpeg } from '../lib/media/run';
 import { allRenditionsReady, allRunEvents, isStatus, uploadFormA, waitForVideo } from '../test/support/flow';
-import { mochaHooks } from '../test/support/hooks';
+import { spawnGroup, type Proc } from '../test/support/child';
 import { makeClip } from '../test/support/media';
 import { startStack, type Stack } from '../test/support/stack';
+import { runBench } from './run';
 
 const argv = process.argv.slice(2);
 function arg(name: string, fallback: number): number {
@@ -85,20 +85,8 @@ async function pipeline(stack: Stack, clip: string): Promise<{ id: string; uuid:
 }
 
 /** A transcode worker process pinned to one core, one activity at a time. */
-function pinnedWorker(env: Record<string, string>, core: number): { child: ChildProcess; stop: () => Promise<void> } {
-  const child = spawn('taskset', ['-c', String(core), process.execPath, '--import', 'tsx', path.join(root, 'workers', 'main.ts')], {
-    cwd: root,
-    env: { ...process.env, ...env, WORKER_ROLES: 'transcode', TRANSCODE_CONCURRENCY: '1', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  return {
-    child,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+function pinnedWorker(env: Record<string, string>, core: number): Proc {
+  return spawnGroup(`worker-core${core}`, 'workers/main.ts', { ...env, WORKER_ROLES: 'transcode', TRANSCODE_CONCURRENCY: '1', LOG_LEVEL: 'warn' }, [], ['taskset', '-c', String(core)]);
 }
 
 /** encodeChunk durations (s) from the video's history: started → completed. */
@@ -168,7 +156,7 @@ async function partTwo(): Promise<void> {
       const cpu = machineCpu() - cpu0;
       return { ...p, cpu, chunks: await chunkTimes(stack, p.uuid) };
     } finally {
-      await Promise.all(workers.map((w) => w.stop()));
+      await Promise.all(workers.map((w) => w.kill('SIGTERM')));
     }
   };
   process.stdout.write('1 worker pinned to core 0... ');
@@ -199,13 +187,6 @@ async function partTwo(): Promise<void> {
 async function main(): Promise<void> {
   await partOne();
   if (scale) await partTwo();
-  await mochaHooks.afterAll.call({ timeout() {} } as never);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

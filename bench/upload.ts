@@ -14,9 +14,9 @@ import { performance } from 'node:perf_hooks';
 import * as tus from 'tus-js-client';
 import { spawnApi } from '../test/support/child';
 import { isStatus, waitForVideo } from '../test/support/flow';
-import { mochaHooks } from '../test/support/hooks';
 import { makeClip } from '../test/support/media';
 import { startStack } from '../test/support/stack';
+import { runBench } from './run';
 
 const argOf = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -90,13 +90,6 @@ async function main(): Promise<void> {
   }
   await api.kill('SIGTERM');
   await s.close();
-  await mochaHooks.afterAll.call({ timeout() {} } as never);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

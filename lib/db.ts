@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import knex, { Knex } from 'knex';
 import pg from 'pg';
@@ -16,9 +17,34 @@ export function createDb(databaseUrl: string, poolMax = 10): Db {
   });
 }
 
+/**
+ * Migrations are recorded under their `.ts` names whether they run from the sources (tsx) or from
+ * the compiled `.js` in dist/ (npm run build): knex would otherwise take the compiled files for
+ * new migrations and the recorded ones for missing ("the migration directory is corrupt").
+ */
+export class MigrationSource implements Knex.MigrationSource<string> {
+  constructor(private readonly dir: string) {}
+
+  async getMigrations(): Promise<string[]> {
+    const stems = fs
+      .readdirSync(this.dir)
+      .filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'))
+      .map((f) => f.replace(/\.(ts|js)$/, ''));
+    return [...new Set(stems)].sort();
+  }
+
+  getMigrationName(stem: string): string {
+    return `${stem}.ts`;
+  }
+
+  async getMigration(stem: string): Promise<Knex.Migration> {
+    const js = path.join(this.dir, `${stem}.js`);
+    return require(fs.existsSync(js) ? js : path.join(this.dir, `${stem}.ts`));
+  }
+}
+
 export const migrationConfig: Knex.MigratorConfig = {
-  directory: path.join(__dirname, '..', 'migrations'),
-  loadExtensions: ['.ts'],
+  migrationSource: new MigrationSource(path.join(__dirname, '..', 'migrations')),
   tableName: 'knex_migrations',
 };
 

@@ -6,6 +6,7 @@ import type { Db } from '../lib/db';
 import type { Logger } from '../lib/logger';
 import type { Storage } from '../lib/storage';
 import { activityMetrics } from './metrics';
+import { temporalConnectionOptions } from '../lib/temporal';
 
 export type Role = 'workflow' | 'transcode';
 
@@ -28,8 +29,8 @@ export async function createWorkers(
   opts: { connection?: NativeConnection; workflowBundle?: WorkflowBundleOption } = {},
 ): Promise<{ workers: Worker[]; connection: NativeConnection; close: () => Promise<void> }> {
   const { config } = deps;
-  const connection = opts.connection ?? (await NativeConnection.connect({ address: config.temporal.address }));
-  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const connection = opts.connection ?? (await NativeConnection.connect(temporalConnectionOptions(config)));
+  const clientConnection = await Connection.connect(temporalConnectionOptions(config));
   const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const activities = createActivities({ ...deps, temporal });
   const workers: Worker[] = [];

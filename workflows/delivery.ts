@@ -1,17 +1,8 @@
 import { proxyActivities, sleep, type RetryPolicy } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { DeliveryWorkflowInput, DeliveryWorkflowResult } from '../lib/webhooks/deliveryTypes';
 
-export interface DeliveryWorkflowInput {
-  deliveryId: string;
-  /** Waits between attempts (config WEBHOOK_RETRY_SCHEDULE); one attempt more than waits. */
-  scheduleMs: number[];
-  /** Numbering continues across a manual retry, so `attempts` counts every request sent. */
-  firstAttempt?: number;
-  /** One HTTP attempt's limit (WEBHOOK_TIMEOUT_MS); absent in runs started before it was passed. */
-  attemptTimeoutMs?: number;
-}
-
-export type DeliveryWorkflowResult = 'succeeded' | 'failed' | 'cancelled';
+export type { DeliveryWorkflowInput, DeliveryWorkflowResult };
 
 // The activity returns the receiver's failures; it throws only when the database does.
 const retry: RetryPolicy = { initialInterval: '1s', maximumInterval: '1 minute', maximumAttempts: 10 };

@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type Router from '@koa/router';
+import { ROOT } from '../../lib/root';
 import type { Deps } from '../deps';
 
 /** The sender script's source (also a player asset: the embed player uses the same file). */
-export const SDK_FILE = path.join(__dirname, '..', '..', 'sdk', 'analytics.js');
+export const SDK_FILE = path.join(ROOT, 'sdk', 'analytics.js');
 
 /** `GET /sdk/analytics.js`: for pages with their own player (hls.js, video.js, Shaka). */
 export function sdkRoutes(r: Router, _deps: Deps): void {

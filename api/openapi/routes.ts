@@ -4,12 +4,13 @@ import type Router from '@koa/router';
 import type { Deps } from '../deps';
 import { notFound } from '../errors';
 import { buildDocument } from './document';
+import { ROOT } from '../../lib/root';
 
 const dist = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 const ASSETS: Record<string, { file: string; type: string }> = {
   'swagger-ui.css': { file: path.join(dist, 'swagger-ui.css'), type: 'text/css; charset=utf-8' },
   'swagger-ui-bundle.js': { file: path.join(dist, 'swagger-ui-bundle.js'), type: 'application/javascript; charset=utf-8' },
-  'reference.js': { file: path.join(__dirname, 'reference.js'), type: 'application/javascript; charset=utf-8' },
+  'reference.js': { file: path.join(ROOT, 'api', 'openapi', 'reference.js'), type: 'application/javascript; charset=utf-8' },
 };
 const VERSION: string = require('swagger-ui-dist/package.json').version;
 

@@ -9,6 +9,7 @@ import { cdnUrl, mountPath } from '../../lib/playback/urls';
 import { SDK_FILE } from '../analytics/sdk';
 import type { Deps } from '../deps';
 import { type PageInput, type PageState, renderPage } from './page';
+import { ROOT } from '../../lib/root';
 
 interface Asset {
   body: Buffer;
@@ -38,8 +39,8 @@ export function playerRoutes(r: Router, deps: Deps): void {
   const assets: Record<string, Asset> = {
     'hls.min.js': asset(require.resolve('hls.js/dist/hls.min.js'), 'application/javascript; charset=utf-8', require('hls.js/package.json').version),
     // The analytics sender (SPEC §18, sdk/analytics.js) ships in the same file as the player.
-    'embed.js': asset([SDK_FILE, path.join(__dirname, 'embed.js')], 'application/javascript; charset=utf-8'),
-    'embed.css': asset(path.join(__dirname, 'embed.css'), 'text/css; charset=utf-8'),
+    'embed.js': asset([SDK_FILE, path.join(ROOT, 'api', 'player', 'embed.js')], 'application/javascript; charset=utf-8'),
+    'embed.css': asset(path.join(ROOT, 'api', 'player', 'embed.css'), 'text/css; charset=utf-8'),
   };
   const assetUrl = (name: string) => `${prefix}/assets/${name}?v=${assets[name].version}`;
   const cdnOrigin = new URL(deps.config.cdnUrl).origin;

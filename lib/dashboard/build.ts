@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ROOT } from '../root';
 
-export const DASHBOARD_DIR = path.join(__dirname, '..', '..', 'dashboard');
+export const DASHBOARD_DIR = path.join(ROOT, 'dashboard');
 export const DASHBOARD_DIST = path.join(DASHBOARD_DIR, 'dist');
 const MARKER = '.source-hash';
 

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,46 +5,11 @@ import { createDb, migrateLatest, type Db } from '../../lib/db';
 import { randomToken } from '../../lib/ids';
 import { createApiKey, createWorkspace } from '../../lib/keys';
 import { onTeardown, temporalEnv, testDatabase } from '../support/hooks';
+import { spawnGroup, type Proc } from '../support/child';
 import { freePort, waitForPort } from '../support/services';
 import type { RestartableS3 } from './services';
 
-const root = path.resolve(__dirname, '..', '..');
-
-/** A process of the stack (API or worker), in its own process group as on its own machine. */
-export interface Proc {
-  name: string;
-  child: ChildProcess;
-  output(): string;
-  /** SIGKILL by default: the process and its children (ffmpeg) die at once, as in a crash. */
-  kill(signal?: NodeJS.Signals): Promise<void>;
-}
-
-function spawnProc(name: string, entry: string, env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout?.on('data', (d) => (out += d));
-  child.stderr?.on('data', (d) => (out += d));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return {
-    name,
-    child,
-    output: () => out,
-    kill: async (signal = 'SIGKILL') => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      try {
-        process.kill(-child.pid!, signal);
-      } catch {
-        /* already gone */
-      }
-      await exited;
-    },
-  };
-}
+export type { Proc };
 
 export interface Reply {
   status: number;
@@ -149,7 +113,7 @@ export async function startFaultStack(opts: FaultStackOptions = {}): Promise<Fau
   const workers: Proc[] = [];
   const startApi = async (p?: number) => {
     const apiPort = p ?? (apis.length === 0 ? port : await freePort());
-    const proc = spawnProc(`api-${apiPort}`, 'api/server.ts', { ...env, PORT: String(apiPort) });
+    const proc = spawnGroup(`api-${apiPort}`, 'api/server.ts', { ...env, PORT: String(apiPort) });
     await waitForPort(apiPort, 60_000).catch((err) => {
       throw new Error(`API did not listen: ${proc.output()}`, { cause: err });
     });
@@ -160,7 +124,7 @@ export async function startFaultStack(opts: FaultStackOptions = {}): Promise<Fau
     return a;
   };
   const startWorker: FaultStack['startWorker'] = (o = {}) => {
-    const w = spawnProc(`worker-${workers.length}`, o.entry ?? 'workers/main.ts', { ...env, ...o.env, WORKER_ROLES: o.roles ?? 'workflow,transcode' });
+    const w = spawnGroup(`worker-${workers.length}`, o.entry ?? 'workers/main.ts', { ...env, ...o.env, WORKER_ROLES: o.roles ?? 'workflow,transcode' });
     workers.push(w);
     return w;
   };

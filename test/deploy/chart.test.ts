@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { findTool } from '../support/services';
+import { lintChart, renderChart, SCENARIOS } from '../../deploy/check/chart';
+import { type K8sObject, validateObjects } from '../../deploy/check/validate';
+
+type Pod = { spec: { securityContext?: Record<string, unknown>; containers: Array<Record<string, any>>; serviceAccountName?: string } };
+const podOf = (o: K8sObject): Pod | undefined => (o.spec?.template as Pod | undefined) ?? undefined;
+const byKind = (objs: K8sObject[], kind: string) => objs.filter((o) => o.kind === kind);
+const named = (objs: K8sObject[], kind: string, name: string) => {
+  const o = objs.find((x) => x.kind === kind && x.metadata.name === name);
+  assert.ok(o, `${kind}/${name} is rendered`);
+  return o;
+};
+
+describe('Helm chart (deploy/helm/vidhost): lint, render, offline schema validation', function () {
+  this.timeout(120_000);
+  let helm: string;
+  const rendered: Record<string, K8sObject[]> = {};
+
+  before(async () => {
+    helm = findTool('HELM_PATH', 'helm');
+    for (const [name, set] of Object.entries(SCENARIOS)) rendered[name] = await renderChart(helm, set);
+  });
+
+  for (const name of Object.keys(SCENARIOS)) {
+    it(`${name}: passes helm lint --strict and every object validates against its Kubernetes/KEDA schema`, async () => {
+      await lintChart(helm, SCENARIOS[name]);
+      assert.deepEqual(await validateObjects(rendered[name]), []);
+    });
+  }
+
+  it('the validator refuses a wrong type and an unknown kind (it can fail)', async () => {
+    const bad = structuredClone(named(rendered.defaults, 'Deployment', 'vh-vidhost-api'));
+    (podOf(bad)!.spec.containers[0].ports as Array<Record<string, unknown>>)[0].containerPort = 'http';
+    const problems = await validateObjects([bad, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } }]);
+    assert.equal(problems.length, 2);
+    assert.match(problems[0], /containerPort must be integer/);
+    assert.match(problems[1], /no schema/);
+  });
+
+  it('every pod runs as non-root on a read-only root filesystem, with requests, no privilege escalation', () => {
+    for (const objs of Object.values(rendered)) {
+      for (const o of [...byKind(objs, 'Deployment'), ...byKind(objs, 'Job')]) {
+        const pod = podOf(o)!;
+        assert.equal(pod.spec.securityContext?.runAsNonRoot, true, o.metadata.name);
+        for (const c of pod.spec.containers) {
+          assert.equal(c.securityContext.readOnlyRootFilesystem, true, o.metadata.name);
+          assert.equal(c.securityContext.allowPrivilegeEscalation, false, o.metadata.name);
+          assert.deepEqual(c.securityContext.capabilities.drop, ['ALL']);
+          assert.ok(c.resources.requests.cpu && c.resources.requests.memory, `${o.metadata.name} has requests`);
+          assert.ok(c.volumeMounts.some((m: { mountPath: string }) => m.mountPath === '/tmp'), 'ffmpeg scratch is writable');
+          assert.match(c.command.join(' '), /^node dist\//, 'the compiled runtime, not tsx');
+        }
+      }
+    }
+  });
+
+  it('the API has probes on /healthz and /readyz, a Service, an Ingress, an HPA and a PDB', () => {
+    const objs = rendered.defaults;
+    const api = podOf(named(objs, 'Deployment', 'vh-vidhost-api'))!.spec.containers[0];
+    assert.equal(api.livenessProbe.httpGet.path, '/healthz');
+    assert.equal(api.readinessProbe.httpGet.path, '/readyz');
+    named(objs, 'Service', 'vh-vidhost-api');
+    named(objs, 'Ingress', 'vh-vidhost-api');
+    named(objs, 'HorizontalPodAutoscaler', 'vh-vidhost-api');
+    const pdbs = byKind(objs, 'PodDisruptionBudget').map((p) => p.metadata.name).sort();
+    assert.deepEqual(pdbs, ['vh-vidhost-api', 'vh-vidhost-transcode-worker', 'vh-vidhost-workflow-worker']);
+  });
+
+  it('each worker role is its own Deployment polling only its queue', () => {
+    const roles = (objs: K8sObject[]) =>
+      byKind(objs, 'Deployment')
+        .filter((d) => d.metadata.name.endsWith('-worker'))
+        .map((d) => podOf(d)!.spec.containers[0].env.find((e: { name: string }) => e.name === 'WORKER_ROLES').value)
+        .sort();
+    assert.deepEqual(roles(rendered.defaults), ['transcode', 'workflow']);
+    assert.deepEqual(roles(rendered['live workers, existing Secret, MinIO']), ['live', 'transcode', 'workflow']);
+  });
+
+  it('transcode workers scale on the Temporal task-queue backlog (KEDA) with a CPU fallback, or an HPA without KEDA', () => {
+    const so = named(rendered.defaults, 'ScaledObject', 'vh-vidhost-transcode-worker');
+    const spec = so.spec as { triggers: Array<{ type: string; metadata: Record<string, string> }>; scaleTargetRef: { name: string } };
+    assert.equal(spec.scaleTargetRef.name, 'vh-vidhost-transcode-worker');
+    const temporal = spec.triggers.find((t) => t.type === 'temporal')!;
+    assert.equal(temporal.metadata.taskQueue, 'transcode');
+    assert.equal(temporal.metadata.queueTypes, 'activity');
+    assert.ok(spec.triggers.some((t) => t.type === 'cpu'));
+    const transcode = named(rendered.defaults, 'Deployment', 'vh-vidhost-transcode-worker');
+    assert.equal(transcode.spec?.replicas, undefined, 'the autoscaler owns the replica count');
+
+    const noKeda = rendered['no KEDA (CPU HPA)'];
+    assert.equal(byKind(noKeda, 'ScaledObject').length, 0);
+    named(noKeda, 'HorizontalPodAutoscaler', 'vh-vidhost-transcode-worker');
+  });
+
+  it('Temporal Cloud with an API key: TLS on, the key from the Secret, KEDA authenticates with it', () => {
+    const objs = rendered['Temporal Cloud, API key'];
+    const cm = named(objs, 'ConfigMap', 'vh-vidhost');
+    assert.equal((cm.data as Record<string, string>).TEMPORAL_TLS, 'true');
+    assert.equal((cm.data as Record<string, string>).TEMPORAL_ADDRESS, 'ns.acct.tmprl.cloud:7233');
+    const secret = named(objs, 'Secret', 'vh-vidhost-secrets');
+    assert.equal((secret.stringData as Record<string, string>).TEMPORAL_API_KEY, 'key');
+    const auth = named(objs, 'TriggerAuthentication', 'vh-vidhost-transcode-worker-temporal');
+    assert.deepEqual((auth.spec as { secretTargetRef: unknown[] }).secretTargetRef, [{ parameter: 'apiKey', name: 'vh-vidhost-secrets', key: 'TEMPORAL_API_KEY' }]);
+  });
+
+  it('self-hosted Temporal with mTLS: the client certificate is mounted and named in the config', () => {
+    const objs = rendered['self-hosted Temporal, mTLS'];
+    const cm = named(objs, 'ConfigMap', 'vh-vidhost').data as Record<string, string>;
+    assert.equal(cm.TEMPORAL_TLS_CERT_PATH, '/etc/vidhost/temporal-tls/tls.crt');
+    const pod = podOf(named(objs, 'Deployment', 'vh-vidhost-workflow-worker'))! as unknown as { spec: { volumes: Array<{ name: string; secret?: { secretName: string } }> } };
+    assert.equal(pod.spec.volumes.find((v) => v.name === 'temporal-tls')?.secret?.secretName, 'temporal-client');
+  });
+
+  it('an existing Secret is used instead of rendering one', () => {
+    const objs = rendered['live workers, existing Secret, MinIO'];
+    assert.equal(byKind(objs, 'Secret').length, 0);
+    const env = podOf(named(objs, 'Deployment', 'vh-vidhost-api'))!.spec.containers[0].envFrom;
+    assert.deepEqual(env[1], { secretRef: { name: 'vidhost-prod' } });
+  });
+
+  it('migrations run as a pre-install/pre-upgrade hook, after the config they read', () => {
+    const objs = rendered.defaults;
+    const job = named(objs, 'Job', 'vh-vidhost-migrate');
+    assert.equal(job.metadata.annotations?.['helm.sh/hook'], 'pre-install,pre-upgrade');
+    for (const [kind, name] of [['ConfigMap', 'vh-vidhost'], ['Secret', 'vh-vidhost-secrets']]) {
+      const o = named(objs, kind, name);
+      assert.ok(Number(o.metadata.annotations?.['helm.sh/hook-weight']) < Number(job.metadata.annotations?.['helm.sh/hook-weight']));
+    }
+    assert.equal(podOf(job)!.spec.serviceAccountName, undefined, 'a pre-install hook cannot use the chart\'s own ServiceAccount');
+  });
+});
