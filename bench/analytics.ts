@@ -17,9 +17,9 @@ import { promisify } from 'node:util';
 import { rollupWindow } from '../lib/analytics/rollup';
 import { parseVideoId } from '../lib/ids';
 import { spawnApi } from '../test/support/child';
-import { mochaHooks } from '../test/support/hooks';
 import { freePort } from '../test/support/services';
 import { startStack } from '../test/support/stack';
+import { runBench } from './run';
 
 const run = promisify(execFile);
 function arg(name: string, fallback: number): number {
@@ -169,13 +169,6 @@ async function main(): Promise<void> {
   console.log(`| GET /v1/analytics (workspace, 50 videos), c=10 | p50 ${wsRead.p50} ms, p99 ${wsRead.p99} ms, non-2xx ${wsRead.non2xx} |`);
   console.log(`| raw bytes per event on disk (heap + indexes) | ${Math.round(Number(size[0].bytes) / n)} |`);
   await stack.close();
-  await mochaHooks.afterAll.call({ timeout() {} } as never);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);
