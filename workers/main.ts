@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
 import { ensureRollupSchedule } from '../lib/analytics/schedule';
+import { temporalConnectionOptions } from '../lib/temporal';
 import { checkFfmpeg, detectPrlimit, resolveSandbox } from '../lib/media';
 import { loadConfig } from '../lib/config';
 import { createDb } from '../lib/db';
@@ -65,7 +66,7 @@ async function main(): Promise<void> {
 
 /** The viewer-analytics rollup's Temporal Schedule (SPEC §18); a failure is logged, never fatal. */
 async function ensureAnalyticsSchedule(config: ReturnType<typeof loadConfig>, log: ReturnType<typeof createLogger>): Promise<void> {
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await Connection.connect(temporalConnectionOptions(config));
   try {
     const id = await ensureRollupSchedule(new Client({ connection, namespace: config.temporal.namespace }), config);
     log.info({ scheduleId: id, everySeconds: config.analytics.rollupEverySeconds }, 'analytics rollup schedule ready');
