@@ -20,6 +20,7 @@ import {
   type PlaylistRung,
   type Rung,
 } from '../lib/media';
+import { PASSTHROUGH_RENDITION } from '../lib/outputs/passthrough';
 import { keys } from '../lib/storage';
 import { renditionProgressSignal } from '../workflows/defs';
 import type { ActivityDeps } from './deps';
@@ -27,7 +28,7 @@ import { toFailure } from './media';
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 /** The passthrough rendition's folder next to the rungs' (`hls/source/`). */
-export const PASSTHROUGH_NAME = 'source';
+export const PASSTHROUGH_NAME = PASSTHROUGH_RENDITION;
 
 async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'vidhost-'));

@@ -5,6 +5,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { classifyFfmpegError, createMediaTools, FfmpegError, isRefusedInput, masterPlaylist, MediaError, type PlaylistRung, REFUSED_INPUT_MESSAGE, thumbnailArgs, thumbnailTime, transcodeArgs } from '../lib/media';
 import type { Rung } from '../lib/media/ladder';
 import { withMasterLock, writeMaster } from '../lib/outputs/publish';
+import { PASSTHROUGH_RENDITION } from '../lib/outputs/passthrough';
 import { keys } from '../lib/storage';
 import { renditionProgressSignal } from '../workflows/defs';
 import type { ActivityDeps } from './deps';
@@ -139,7 +140,14 @@ export function mediaActivities({ config, db, storage, temporal, log }: Activity
     async publishMaster(p: { workspaceId: string; videoId: string; rungs: Rung[]; /** e.g. the passthrough, with measured bandwidth and codecs */ extra?: PlaylistRung[] }): Promise<void> {
       const text = masterPlaylist([...p.rungs, ...(p.extra ?? [])], (r) => `${r.name}/index.m3u8`);
       // With the video's captions (SPEC §14), under the lock the caption routes also take.
-      await withMasterLock(db, p.videoId, () => writeMaster(db, storage, { workspaceId: p.workspaceId, videoId: p.videoId, text }));
+      // The passthrough's entry goes with the master that lists it (issue 22): reads show it as the
+      // rendition the video plays from, and on-demand images render from it until the ladder lands.
+      const source = (p.extra ?? []).find((r) => r.name === PASSTHROUGH_RENDITION);
+      const entry = source ? JSON.stringify({ width: source.width, height: source.height, bitrate: source.videoBitrate }) : null;
+      await withMasterLock(db, p.videoId, async () => {
+        await writeMaster(db, storage, { workspaceId: p.workspaceId, videoId: p.videoId, text });
+        await db('videos').where({ id: p.videoId }).update({ passthrough_rendition: entry });
+      });
     },
   };
 }

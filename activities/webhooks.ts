@@ -1,5 +1,6 @@
 import { retryDelay } from '../lib/webhooks/retry';
 import { sendWebhook } from '../lib/webhooks/send';
+import { openWebhookSecret } from '../lib/webhooks/secrets';
 import { webhookHeaders } from '../lib/webhooks/signature';
 import type { ActivityDeps } from './deps';
 
@@ -50,7 +51,7 @@ export function webhookActivities({ config, db }: ActivityDeps) {
 
       const body = JSON.stringify(row.payload);
       const timestamp = Math.floor(Date.now() / 1000);
-      const res = await sendWebhook(row.url, body, webhookHeaders(row.secret, row.event_id, timestamp, body), {
+      const res = await sendWebhook(row.url, body, webhookHeaders(openWebhookSecret(config, row.secret), row.event_id, timestamp, body), {
         timeoutMs: config.webhooks.timeoutMs,
         allowLoopback: config.allowLoopbackUrls,
       });

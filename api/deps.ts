@@ -14,6 +14,10 @@ export interface AuthState {
   workspaceId: string;
   access: 'read' | 'full';
   plan: string;
+  /** The person acting: a session's, or the one who made the key (null for CLI-made keys). */
+  personId?: string | null;
+  /** Set for a session: the person's role in the workspace (docs/dashboard.md, "Roles"). Keys have none. */
+  role?: 'owner' | 'member';
 }
 
 declare module 'koa' {

@@ -7,6 +7,7 @@ import { createStorage, S3Storage } from '../lib/storage';
 import { createTemporalClient } from '../lib/temporal';
 import { createApp } from './app';
 import { startTusRecovery } from './tus/recover';
+import { sealLegacyWebhookSecrets } from '../lib/webhooks/secrets';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -23,6 +24,10 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   log.info({ url: config.publicBaseUrl, host: config.host, port: config.port }, 'API listening');
   const stopRecovery = startTusRecovery(deps);
+  // Endpoints made before webhook secrets were sealed at rest (issue 22) get sealed once.
+  void sealLegacyWebhookSecrets(db, config)
+    .then((n) => n && log.info({ endpoints: n }, 'sealed webhook secrets stored in clear'))
+    .catch((err) => log.warn({ err }, 'could not seal legacy webhook secrets; will try at the next start'));
 
   const stop = async () => {
     log.info('shutting down');

@@ -10,7 +10,10 @@ const USAGE = `usage: admin <command>
   account create <email> [--workspace WS_ID] [--role owner|member] [--password PW]
                                               a dashboard account (password generated and printed when
                                               not given) in WS_ID, or in a new workspace of its own
+                                              on an existing email: a new password (a reset), and no
+                                              new workspace
   account add <email> <workspace_id> [--role owner|member]
+  account remove <email> <workspace_id>       ends the membership and revokes the keys they made there
   account list
   workspace create <name> [--plan free|starter|pro|business]
   workspace list
@@ -57,11 +60,15 @@ async function run(db: Db, args: string[]): Promise<void> {
     let wsId = flag(args, 'workspace');
     if (wsId && !(await db('workspaces').where({ id: wsId }).first())) throw new Error(`no workspace ${wsId}`);
     const person = await upsertPerson(db, arg, password);
-    // A workspace made for the person is theirs: owner, whatever --role says.
-    const own = !wsId;
-    if (!wsId) wsId = (await createWorkspace(db, person.email, 'free')).id;
-    await addMembership(db, person.id, wsId, own ? 'owner' : role(args));
-    console.log(`${person.created ? 'created' : 'updated'} ${person.id}\t${person.email}\tin ${wsId}`);
+    if (wsId) {
+      await addMembership(db, person.id, wsId, role(args));
+    } else if (person.created) {
+      // A workspace made for the person is theirs: owner, whatever --role says.
+      wsId = (await createWorkspace(db, person.email, 'free')).id;
+      await addMembership(db, person.id, wsId, 'owner');
+    }
+    // A reset (existing email, no --workspace) changes the password only.
+    console.log(`${person.created ? 'created' : 'updated'} ${person.id}\t${person.email}${wsId ? `\tin ${wsId}` : ''}`);
     if (!given) console.log(`password (shown once): ${password}`);
   } else if (group === 'account' && cmd === 'add' && arg && args[3]) {
     const person = await db('people').whereRaw('lower(email) = ?', [arg.trim().toLowerCase()]).first('id');
@@ -69,6 +76,13 @@ async function run(db: Db, args: string[]): Promise<void> {
     if (!(await db('workspaces').where({ id: args[3] }).first())) throw new Error(`no workspace ${args[3]}`);
     await addMembership(db, person.id, args[3], role(args));
     console.log(`added ${arg} to ${args[3]}`);
+  } else if (group === 'account' && cmd === 'remove' && arg && args[3]) {
+    const person = await db('people').whereRaw('lower(email) = ?', [arg.trim().toLowerCase()]).first('id');
+    if (!person) throw new Error(`no account ${arg}`);
+    // The memberships trigger (migration 20261125110000) revokes the keys they made there.
+    const n = await db('memberships').where({ person_id: person.id, workspace_id: args[3] }).delete();
+    await db('sessions').where({ person_id: person.id, workspace_id: args[3] }).update({ workspace_id: null });
+    console.log(n ? `removed ${arg} from ${args[3]}` : `${arg} is not a member of ${args[3]}`);
   } else if (group === 'account' && cmd === 'list') {
     const rows = await db('people as p').leftJoin('memberships as m', 'm.person_id', 'p.id').orderBy('p.created_at').select('p.id', 'p.email', 'm.workspace_id', 'm.role');
     for (const r of rows) console.log(`${r.id}\t${r.email}\t${r.workspace_id ?? '-'}\t${r.role ?? ''}`);

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { MediaLimits } from './media/limits';
 import type { MediaPolicy } from './media/tools';
+import { parseTrustedProxies } from './net/proxies';
+import type { RenderLimits } from './outputs/renderQueue';
 
 // Env strings are parsed explicitly: Boolean('false') === true is the classic trap.
 const bool = z
@@ -65,6 +67,8 @@ const schema = z.object({
   S3_FORCE_PATH_STYLE: bool.default(true),
 
   UPLOAD_SIGNING_SECRET: z.string().min(16).optional(),
+  /** Seals secrets stored for reuse (webhook signing secrets); defaults to UPLOAD_SIGNING_SECRET. */
+  SECRETS_KEY: z.string().min(16).optional(),
   UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(1).default(3600),
   UPLOAD_GRACE_SECONDS: z.coerce.number().int().min(0).default(900),
   MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).default(5 * 1024 ** 3),
@@ -75,6 +79,18 @@ const schema = z.object({
   PLAYBACK_SIGNING_KID: z.string().optional(),
 
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
+  // security (issue 22): who may set X-Forwarded-For, and the key that seals secrets at rest
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((s, ctx) => {
+      try {
+        return parseTrustedProxies(s);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
 
   // hot (issue 13): shared limiter store, key-guessing limit, caches, processes
   REDIS_URL: z.string().url().optional(),
@@ -116,9 +132,20 @@ const schema = z.object({
   SESSION_TTL_HOURS: z.coerce.number().min(1).default(168),
   LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
   LOGIN_MAX_FAILURES_PER_IP: z.coerce.number().int().min(1).default(30),
+  LOGIN_MAX_FAILURES_PER_EMAIL: z.coerce.number().int().min(1).default(100),
   LOGIN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
   // uploads room (issue 10): resumable (tus) uploads
   MAX_RESUMABLE_UPLOAD_BYTES: z.coerce.number().int().min(1).default(50 * 1024 ** 3),
+
+  // on-demand images (issue 22 item 8, docs/outputs.md "Render limits")
+  RENDER_CONCURRENCY: z.coerce.number().int().min(1).default(2),
+  RENDER_ANONYMOUS_CONCURRENCY: z.coerce.number().int().min(1).default(1),
+  RENDER_QUEUE_MAX: z.coerce.number().int().min(0).default(4),
+  RENDER_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
+  RENDER_BUDGET_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).default(6),
+  RENDER_BUDGET_PER_VIDEO_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  RENDER_FAILURE_CACHE_SECONDS: z.coerce.number().int().min(1).default(60),
+  DERIVED_MAX_MB_PER_VIDEO: z.coerce.number().min(1).default(64),
 
   // contract room: metrics and logs (SPEC §16)
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
@@ -188,8 +215,12 @@ export interface Config {
     maxResumableBytes: number;
   };
   bodyLimitBytes: number;
+  /** Key material for lib/secrets.ts (SECRETS_KEY, else UPLOAD_SIGNING_SECRET). */
+  secretsKey: Uint8Array;
   playback: { keys: PlaybackKey[]; signingKid: string };
   rateLimitPerMinute: number;
+  /** CIDRs of the proxies whose X-Forwarded-For is believed (lib/net/proxies.ts); empty: none. */
+  trustedProxies: string[];
   hot: { redisUrl?: string; invalidKeyLimitPerMinute: number; keyCacheTtlMs: number; cdnAccessCacheMs: number; cdnFileCacheBytes: number; readCacheMs: number; apiProcesses: number };
   webhooks: { retryScheduleMs: number[]; timeoutMs: number };
   allowLoopbackUrls: boolean;
@@ -206,7 +237,9 @@ export interface Config {
     chunkSeconds: number;
   };
   // dashboard room
-  dashboard: { sessionTtlSeconds: number; maxFailuresPerAccount: number; maxFailuresPerIp: number; failureWindowSeconds: number };
+  dashboard: { sessionTtlSeconds: number; maxFailuresPerAccount: number; maxFailuresPerIp: number; maxFailuresPerEmail: number; failureWindowSeconds: number };
+  /** On-demand images (issue 22): the render queue, budgets and the derived-file cap. */
+  renders: RenderLimits;
   // contract room
   metrics: { port: number; host: string; temporalPort: number };
   logFormat: 'auto' | 'pretty' | 'json';
@@ -308,8 +341,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxResumableBytes: e.MAX_RESUMABLE_UPLOAD_BYTES,
     },
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    secretsKey: new TextEncoder().encode(e.SECRETS_KEY ?? e.UPLOAD_SIGNING_SECRET ?? DEV_SECRET),
     playback: { keys, signingKid },
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    trustedProxies: e.TRUSTED_PROXIES,
     hot: {
       redisUrl: e.REDIS_URL,
       invalidKeyLimitPerMinute: e.INVALID_KEY_LIMIT_PER_MINUTE,
@@ -349,9 +384,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       sessionTtlSeconds: Math.round(e.SESSION_TTL_HOURS * 3600),
       maxFailuresPerAccount: e.LOGIN_MAX_FAILURES_PER_ACCOUNT,
       maxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
+      maxFailuresPerEmail: e.LOGIN_MAX_FAILURES_PER_EMAIL,
       failureWindowSeconds: e.LOGIN_FAILURE_WINDOW_SECONDS,
     },
     // contract room
+    renders: {
+      concurrency: e.RENDER_CONCURRENCY,
+      anonymousConcurrency: Math.min(e.RENDER_ANONYMOUS_CONCURRENCY, e.RENDER_CONCURRENCY),
+      queueMax: e.RENDER_QUEUE_MAX,
+      timeoutMs: e.RENDER_TIMEOUT_MS,
+      perAddressPerMinute: e.RENDER_BUDGET_PER_ADDRESS_PER_MINUTE,
+      perVideoPerMinute: e.RENDER_BUDGET_PER_VIDEO_PER_MINUTE,
+      failureCacheMs: e.RENDER_FAILURE_CACHE_SECONDS * 1000,
+      derivedMaxBytesPerVideo: Math.floor(e.DERIVED_MAX_MB_PER_VIDEO * 1024 * 1024),
+    },
     metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, temporalPort: e.TEMPORAL_METRICS_PORT },
     logFormat: e.LOG_FORMAT,
     // analytics room

@@ -11,6 +11,8 @@ export interface KeyIdentity {
   workspaceId: string;
   access: Access;
   plan: string;
+  /** The person who made the key (null: made with the admin CLI); their removal revokes it. */
+  personId: string | null;
 }
 
 interface Entry {
@@ -57,12 +59,12 @@ export class KeyCache {
       .join('workspaces as w', 'w.id', 'k.workspace_id')
       .where({ 'k.key_hash': hash })
       .whereNull('k.revoked_at')
-      .first('k.id', 'k.workspace_id', 'k.access', 'w.plan');
+      .first('k.id', 'k.workspace_id', 'k.access', 'w.plan', 'k.created_by');
     if (!row) {
       this.entries.delete(hash);
       return null;
     }
-    const identity: KeyIdentity = { keyId: row.id, workspaceId: row.workspace_id, access: row.access, plan: row.plan };
+    const identity: KeyIdentity = { keyId: row.id, workspaceId: row.workspace_id, access: row.access, plan: row.plan, personId: row.created_by ?? null };
     if (this.listener.connected && epoch === this.epoch) this.entries.set(hash, { identity, hash, expiresAt: Date.now() + this.ttlMs });
     return identity;
   }

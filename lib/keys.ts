@@ -21,11 +21,12 @@ export interface ApiKeyRecord {
 }
 
 /** Creates a key; the secret is returned here once and only its hash is stored. */
-export async function createApiKey(db: Db, workspaceId: string, access: Access, name = ''): Promise<ApiKeyRecord & { secret: string }> {
+/** `createdBy`: the person making it (their removal from the workspace revokes it); none from the CLI. */
+export async function createApiKey(db: Db, workspaceId: string, access: Access, name = '', createdBy: string | null = null): Promise<ApiKeyRecord & { secret: string }> {
   const secret = `vhk_${randomToken(24)}`;
   const id = newId('key');
   const [row] = await db('api_keys')
-    .insert({ id, workspace_id: workspaceId, name, key_hash: hashKey(secret), key_prefix: secret.slice(0, 10), access })
+    .insert({ id, workspace_id: workspaceId, name, key_hash: hashKey(secret), key_prefix: secret.slice(0, 10), access, created_by: createdBy })
     .returning('*');
   return { ...toRecord(row), secret };
 }

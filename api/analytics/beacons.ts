@@ -7,6 +7,7 @@ import { dayOf, viewerHash } from '../../lib/analytics/viewer';
 import { looksLikeToken } from '../../lib/playback/tokens';
 import type { Deps } from '../deps';
 import { ApiError, badRequest } from '../errors';
+import { clientAddress } from '../middleware/client';
 
 const CORS = {
   'Access-Control-Allow-Origin': '*',
@@ -76,9 +77,8 @@ export function beaconRoutes(r: Router, deps: Deps): void {
     const receivedAt = now.toISOString();
     const day = dayOf(now);
     const ua = ctx.get('user-agent');
-    // The client address is used for the hash only, never stored. ctx.ip honours X-Forwarded-For
-    // (app.proxy); TRUSTED_PROXIES handling will narrow that to known proxies.
-    const address = ctx.ip;
+    // The client address (X-Forwarded-For only through TRUSTED_PROXIES) is used for the hash only, never stored.
+    const address = clientAddress(ctx);
     let salt: Buffer | undefined;
     const rows: RawEvent[] = [];
     for (const e of events) {

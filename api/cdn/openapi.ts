@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { mountPath } from '../../lib/playback/urls';
 import { IMAGE_LIMITS, animatedQuery, thumbnailQuery } from './outputs/images';
+
+const RENDER_LIMITS =
+  'A new render (cache miss) is bounded (docs/outputs.md "Render limits"): 429 `render_rate_limited` past the per-address or per-video budget of anonymous requests; ' +
+  '503 `render_queue_full`, `render_timeout`, `render_failed` (a failed render is remembered for a while) or `render_unavailable`, all with Retry-After. ' +
+  'A playback token or the workspace\'s API key (Authorization) takes the keyed lane, which anonymous requests cannot fill.';
 import { type DocContext, operation } from '../openapi/operation';
 
 const subject = z.string().meta({ description: 'A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility)' });
@@ -25,15 +30,15 @@ export function cdnDocs(d: DocContext): void {
   const notModified = { description: 'Not modified (If-None-Match)' };
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/thumbnail.{format}', operationId: 'cdnThumbnail', summary: 'Poster frame, or a frame rendered on demand',
-    description: 'Without a query: the poster frame. With `time`, `width`, `height`, `fit_mode`: rendered once and cached (`X-Render-Cache`). Bad query → 400 `invalid_parameters` / `time_out_of_range`.',
+    description: 'Without a query: the poster frame. With `time`, `width`, `height`, `fit_mode`: rendered once and cached (`X-Render-Cache`); `time` is rounded to 0.1 s. Bad query → 400 `invalid_parameters` / `time_out_of_range`. ' + RENDER_LIMITS,
     params: z.object({ subject, format: z.enum(['jpg', 'png', 'webp']) }), query: thumbnailQuery,
-    responses: { 200: media(['image/jpeg', 'image/png', 'image/webp'], 'The image'), 304: notModified }, errors: [400, 403, 404, 416],
+    responses: { 200: media(['image/jpeg', 'image/png', 'image/webp'], 'The image'), 304: notModified }, errors: [400, 403, 404, 416, 429, 503],
   });
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/animated.{format}', operationId: 'cdnAnimated', summary: 'Animated preview rendered on demand',
-    description: `\`start\`/\`end\` at most ${IMAGE_LIMITS.maxSpan} s apart, \`width\` ≤ ${IMAGE_LIMITS.maxAnimatedWidth}, \`fps\` ≤ ${IMAGE_LIMITS.maxFps}. Bad query → 400.`,
+    description: `\`start\`/\`end\` at most ${IMAGE_LIMITS.maxSpan} s apart (rounded to 0.1 s), \`width\` ≤ ${IMAGE_LIMITS.maxAnimatedWidth} (rounded to a multiple of 8), \`fps\` ≤ ${IMAGE_LIMITS.maxFps}, at least one frame. Bad query → 400. ${RENDER_LIMITS}`,
     params: z.object({ subject, format: z.enum(['gif', 'webp']) }), query: animatedQuery,
-    responses: { 200: media(['image/gif', 'image/webp'], 'The animation') }, errors: [400, 403, 404, 416],
+    responses: { 200: media(['image/gif', 'image/webp'], 'The animation') }, errors: [400, 403, 404, 416, 429, 503],
   });
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/storyboard.{format}', operationId: 'cdnStoryboard', summary: 'Storyboard: WebVTT of `#xywh` tiles, and the tile sheet',

@@ -25,6 +25,12 @@ export const clipBody = z
   })
   .strict();
 
+/** The source's bytes pro rata of the range (at least 1 byte, so a clip at the limit never fits). */
+export function clipSizeEstimate(sourceBytes: number | string | null, duration: number, start: number, end: number): number {
+  const bytes = Number(sourceBytes ?? 0);
+  return Math.max(1, Math.ceil((bytes * (end - start)) / Math.max(duration, 0.001)));
+}
+
 /**
  * SPEC §14 clips: a new video, with its own workflow and id, whose original is the range of the
  * source's original (cut frame-accurately by the clip's workflow), then processed like an upload.
@@ -47,7 +53,10 @@ export function clipRoutes(r: Router, deps: Deps): void {
     const v = await createVideo(deps, a, {
       filename: 'clip.mp4',
       contentType: 'video/mp4',
-      size: null,
+      // Reserved against the storage quota like an upload's declared size (403
+      // storage_quota_exceeded when it does not fit); the pipeline's probe of the cut original
+      // replaces it with the real size (recordMetadata), which settles the reservation.
+      size: clipSizeEstimate(source.size_bytes, duration, body.start_time, Math.min(body.end_time, duration)),
       title: body.title ?? `${source.title} (clip)`.slice(0, 200),
       description: source.description ?? undefined,
       visibility: body.visibility ?? source.visibility,

@@ -2,6 +2,7 @@ import type { Middleware, ParameterizedContext } from 'koa';
 import type { AuthState } from '../deps';
 import type { Hot } from '../hot';
 import { forbidden, tooManyBadKeys, unauthorized } from '../errors';
+import { clientAddress } from './client';
 
 function presentedKey(ctx: ParameterizedContext): string | null {
   const authz = ctx.get('authorization');
@@ -24,10 +25,10 @@ export async function apiKeyAuth(ctx: ParameterizedContext, hot: Hot): Promise<A
   if (!secret) return null;
   const known = hot.keys.peek(secret);
   if (known) return known;
-  if (await hot.badKeys.blocked(ctx.ip)) throw tooManyBadKeys(60);
+  if (await hot.badKeys.blocked(clientAddress(ctx))) throw tooManyBadKeys(60);
   const identity = await hot.keys.lookup(secret);
   if (identity) return identity;
-  const d = await hot.badKeys.consume(ctx.ip);
+  const d = await hot.badKeys.consume(clientAddress(ctx));
   if (!d.allowed) throw tooManyBadKeys(retryAfter(d.resetAt));
   throw unauthorized('The API key is invalid or revoked');
 }
@@ -60,6 +61,15 @@ export const requireScope: Middleware = async (ctx, next) => {
 
 export function requireFull(ctx: ParameterizedContext): void {
   if (ctx.state.auth?.access !== 'full') throw forbidden('insufficient_scope', 'A full-access key is required');
+}
+
+/**
+ * Keys, members and webhooks are the owners' (docs/dashboard.md, "Roles"): a member's session is
+ * refused. A full-access key acts as an owner; members cannot make one.
+ */
+export function requireOwner(ctx: ParameterizedContext): void {
+  requireFull(ctx);
+  if (ctx.state.auth?.role === 'member') throw forbidden('owner_required', 'Only an owner of the workspace can do this');
 }
 
 export function auth(ctx: ParameterizedContext): AuthState {

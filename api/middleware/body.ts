@@ -1,6 +1,10 @@
 import type { Middleware } from 'koa';
 import { badRequest, tooLarge } from '../errors';
+import { assertNoNul } from './validate';
 
+// application/json and any structured-syntax `+json` type (RFC 6839), parameters allowed; not
+// every type that merely contains "json" (`text/plain; x=json` is one a cross-site page may send).
+const JSON_TYPE = /^\s*application\/(?:[\w.!#$&^-]+\+)?json\s*(;|$)/i;
 const TEXT_TYPES = /^\s*(text\/vtt|application\/x-subrip|text\/srt)\s*(;|$)/i;
 const CAPTION_PATH = /\/videos\/[^/]+\/captions\/[^/]+$/;
 
@@ -27,12 +31,13 @@ export function jsonBody(limit: number): Middleware {
     } else if (!text) {
       ctx.state.body = {};
     } else {
-      if (type && !/json/i.test(type)) throw badRequest('unsupported_content_type', 'Request bodies must be JSON (Content-Type: application/json)');
+      if (type && !JSON_TYPE.test(type)) throw badRequest('unsupported_content_type', 'Request bodies must be JSON (Content-Type: application/json)');
       try {
         ctx.state.body = JSON.parse(text);
       } catch {
         throw badRequest('invalid_json', 'The request body is not valid JSON');
       }
+      assertNoNul(ctx.state.body, 'The request body');
     }
     return next();
   };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Db } from '../../lib/db';
 import { ApiError, badRequest, conflict } from '../errors';
 
@@ -14,6 +14,31 @@ function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
   return value;
+}
+
+/**
+ * Answers are kept for replay, but the secrets in them are not (issue 22): an API key's or a
+ * webhook's `secret` is stored, and so replayed, as `[redacted]`. A client whose first answer was
+ * lost gets the id, and revokes or rotates it (docs/api.md, "Idempotency").
+ */
+export const REDACTED_SECRET = '[redacted]';
+function withoutSecrets(value: unknown): { value: unknown; redacted: boolean } {
+  let redacted = false;
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (!v || typeof v !== 'object') return v;
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => {
+        if (k === 'secret' && typeof x === 'string') {
+          redacted = true;
+          return [k, REDACTED_SECRET];
+        }
+        return [k, walk(x)];
+      }),
+    );
+  };
+  const out = walk(value);
+  return { value: out, redacted };
 }
 
 const fingerprintOf = (method: string, path: string, body: unknown) =>
@@ -34,14 +59,18 @@ interface Row {
  * The same key with another method, path or body → 422 `idempotency_key_reused`. Keys are the
  * workspace's. Only answers are kept: a request that fails (4xx/5xx) releases its key, since it
  * changed nothing and the client may correct it and retry under the same key.
+ *
+ * `requestOf` says what identifies a request whose body is not JSON (tus: its Upload-Length and
+ * Upload-Metadata headers; the bytes of a creation-with-upload are not part of it). An empty text
+ * answer (a tus 201) is kept like a JSON one.
  */
-export function idempotency(db: Db): Middleware {
+export function idempotency(db: Db, opts: { requestOf?: (ctx: Context) => unknown } = {}): Middleware {
   return async (ctx, next) => {
     const key = ctx.get('idempotency-key');
     const auth = ctx.state.auth;
     if (ctx.method !== 'POST' || !key || !auth) return next();
     if (key.length > 255) throw badRequest('invalid_idempotency_key', 'Idempotency-Key must be at most 255 characters');
-    const fingerprint = fingerprintOf(ctx.method, ctx.path, ctx.state.body);
+    const fingerprint = fingerprintOf(ctx.method, ctx.path, opts.requestOf ? opts.requestOf(ctx) : ctx.state.body);
     const where = { workspace_id: auth.workspaceId, key };
 
     // Claims a new key, or one that expired or whose request died, in one statement.
@@ -81,18 +110,20 @@ export function idempotency(db: Db): Middleware {
       throw err;
     }
     const body = ctx.body;
-    const storable = ctx.status < 400 && (body === undefined || body === null || (typeof body === 'object' && !Buffer.isBuffer(body) && typeof (body as { pipe?: unknown }).pipe !== 'function'));
+    const storable = ctx.status < 400 && (body === undefined || body === null || body === '' || (typeof body === 'object' && !Buffer.isBuffer(body) && typeof (body as { pipe?: unknown }).pipe !== 'function'));
     if (!storable) {
       await release();
       return;
     }
-    const headers = Object.fromEntries(
+    const kept = withoutSecrets(body);
+    const headers: Record<string, string> = Object.fromEntries(
       Object.entries(ctx.response.headers)
         .filter(([name]) => !FRESH_HEADERS.test(name))
         .map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]),
     );
+    if (kept.redacted) headers['idempotent-redacted'] = 'secret';
     await db('idempotency_keys')
       .where({ ...where, fingerprint })
-      .update({ state: 'done', response_status: ctx.status, response_headers: JSON.stringify(headers), response_body: body === undefined ? null : JSON.stringify(body) });
+      .update({ state: 'done', response_status: ctx.status, response_headers: JSON.stringify(headers), response_body: body === undefined ? null : JSON.stringify(kept.value) });
   };
 }

@@ -4,6 +4,7 @@ import { findSession, SESSION_COOKIE, type Session } from '../../lib/accounts/se
 import type { Db } from '../../lib/db';
 import type { AuthState } from '../deps';
 import { forbidden } from '../errors';
+import { clientProtocol } from './client';
 
 declare module 'koa' {
   interface DefaultState {
@@ -22,7 +23,7 @@ export function assertSameOrigin(ctx: ParameterizedContext, publicBaseUrl: strin
   const origin = ctx.get('origin');
   if (origin) {
     // Not ctx.origin: Koa 3 answers that with the Origin header itself.
-    const self = `${ctx.protocol}://${ctx.host}`;
+    const self = `${clientProtocol(ctx)}://${ctx.host}`;
     if (origin !== new URL(publicBaseUrl).origin && origin !== self) throw forbidden('csrf_origin', 'Cross-origin request refused');
     return;
   }
@@ -45,7 +46,8 @@ export async function cookieSession(db: Db, ctx: ParameterizedContext): Promise<
 
 /**
  * Session-to-key plumbing: a request with no API key but a live session cookie acts with full
- * access on the session's current workspace, as a key of that workspace would. State changes need
+ * access on the session's current workspace, as a key of that workspace would, within the
+ * person's role there (`requireOwner` in middleware/auth.ts). State changes need
  * the same origin and the CSRF token. A presented key always wins over the cookie.
  */
 export function sessionAuth(db: Db, publicBaseUrl: string): Middleware {
@@ -59,10 +61,10 @@ export function sessionAuth(db: Db, publicBaseUrl: string): Middleware {
     }
     // Membership is checked on every request, so removing someone takes effect at once.
     const ws = session.workspaceId
-      ? await db('memberships as m').join('workspaces as w', 'w.id', 'm.workspace_id').where({ 'm.person_id': session.personId, 'm.workspace_id': session.workspaceId }).first('w.id', 'w.plan')
+      ? await db('memberships as m').join('workspaces as w', 'w.id', 'm.workspace_id').where({ 'm.person_id': session.personId, 'm.workspace_id': session.workspaceId }).first('w.id', 'w.plan', 'm.role')
       : undefined;
     if (!ws) throw forbidden('no_workspace', 'This session has no workspace; switch to one of yours');
-    const auth: AuthState = { keyId: `session:${session.personId}`, workspaceId: ws.id, access: 'full', plan: ws.plan };
+    const auth: AuthState = { keyId: `session:${session.personId}`, workspaceId: ws.id, access: 'full', plan: ws.plan, personId: session.personId, role: ws.role };
     ctx.state.auth = auth;
     ctx.state.session = session;
     ctx.state.logAs?.({ person: session.personId, ws: ws.id });

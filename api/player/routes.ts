@@ -50,7 +50,9 @@ export function playerRoutes(r: Router, deps: Deps): void {
     "script-src 'self'",
     "style-src 'self'",
     `img-src 'self' ${cdnOrigin} data:`,
-    `media-src 'self' ${cdnOrigin} blob:`,
+    // data: for hls.js's caption tracks (<track src="data:,WEBVTT">, cues added from script).
+    `media-src 'self' ${cdnOrigin} blob: data:`,
+    // The beacon origin ({base_url}) for the analytics sender bundled into embed.js.
     `connect-src 'self' ${cdnOrigin} ${new URL(beaconsUrl).origin}`,
     "worker-src 'self' blob:",
     "base-uri 'none'",

@@ -4,9 +4,10 @@ import { z } from 'zod';
 import { verifyPassword } from '../../lib/accounts/passwords';
 import { membershipsOf, normaliseEmail } from '../../lib/accounts/people';
 import { createSession, endSession, findSession, SESSION_COOKIE, setSessionWorkspace, type Session } from '../../lib/accounts/sessions';
-import { clearFailures, recordFailure, throttledFor } from '../../lib/accounts/throttle';
+import { attemptSucceeded, beginAttempt } from '../../lib/accounts/throttle';
 import type { Deps } from '../deps';
 import { ApiError, forbidden, unauthorized } from '../errors';
+import { clientAddress, clientProtocol } from '../middleware/client';
 import { assertCsrfToken, assertSameOrigin, cookieSession } from '../middleware/session';
 import { parseBody } from '../middleware/validate';
 
@@ -32,7 +33,7 @@ export function sessionRoutes(r: Router, deps: Deps): void {
     ctx.cookies.set(SESSION_COOKIE, token, {
       httpOnly: true,
       sameSite: 'lax',
-      secure: ctx.protocol === 'https',
+      secure: clientProtocol(ctx) === 'https',
       path: '/',
       maxAge: token ? config.dashboard.sessionTtlSeconds * 1000 : 0,
       overwrite: true,
@@ -44,16 +45,17 @@ export function sessionRoutes(r: Router, deps: Deps): void {
     assertSameOrigin(ctx, config.publicBaseUrl);
     const body = parseBody(ctx, signInBody);
     const email = normaliseEmail(body.email);
-    const wait = await throttledFor(db, email, ctx.ip, config.dashboard);
-    if (wait > 0) {
-      throw new ApiError(429, 'sign_in_throttled', 'Too many failed sign-ins; wait before trying again', undefined, { 'Retry-After': String(wait) });
+    const ip = clientAddress(ctx);
+    const attempt = await beginAttempt(db, email, ip, config.dashboard);
+    if (!attempt.allowed) {
+      throw new ApiError(429, 'sign_in_throttled', 'Too many failed sign-ins; wait before trying again', undefined, { 'Retry-After': String(attempt.retryAfter) });
     }
+    // The attempt is already counted as a failure; only a right password takes it back.
     const person = await db('people').whereRaw('lower(email) = ?', [email]).first('id', 'email', 'password_hash');
     if (!(await verifyPassword(person?.password_hash ?? null, body.password))) {
-      await recordFailure(db, email, ctx.ip);
       throw new ApiError(401, 'invalid_credentials', 'The email or the password is wrong');
     }
-    await clearFailures(db, email);
+    await attemptSucceeded(db, attempt.id, email, ip);
     const first = (await membershipsOf(db, person.id))[0]?.id ?? null;
     const token = await createSession(db, person.id, first, config.dashboard.sessionTtlSeconds);
     setCookie(ctx, token);

@@ -1,6 +1,7 @@
 import { Metadata } from '@tus/utils';
 import { z } from 'zod';
 import { badRequest } from '../errors';
+import { assertNoNul } from '../middleware/validate';
 import { contentType, videoMeta } from '../upload/schema';
 
 /**
@@ -25,6 +26,7 @@ export function parseTusMetadata(header: string | undefined): TusCreation {
   } catch {
     throw badRequest('invalid_parameters', 'Upload-Metadata is not valid tus metadata (comma-separated "key base64value" pairs)');
   }
+  assertNoNul(raw, 'Upload-Metadata');
   const pick = (...names: string[]) => names.map((n) => raw[n]).find((v) => v !== undefined && v !== null) ?? undefined;
   const r = schema.safeParse({
     filename: pick('filename', 'name'),

@@ -32,6 +32,7 @@ export function tusDocs(d: DocContext): void {
       'Metadata (base64 values, tus `Upload-Metadata`): `filename`, `content_type` (video/*), `title`, `description`, `visibility`, `folder_id`.',
       'Answers 201 with `Location` (the upload URL, no key needed) and `Video-Id`. Then PATCH the bytes to `Location`; the video is processed once the last byte arrives.',
       'Errors: 412 `tus_version` (Tus-Resumable missing or not 1.0.0), 400 (Upload-Length missing or not positive, Upload-Defer-Length, bad metadata), 413 (Upload-Length above the resumable limit).',
+      '`Idempotency-Key` replays the creation (same `Location` and `Video-Id`); the request is identified by `Upload-Length` and `Upload-Metadata`. A creation-with-upload that fails deletes the video it made.',
     ].join('\n'),
     headers: z.object({
       'Tus-Resumable': tusResumable,
@@ -47,7 +48,7 @@ export function tusDocs(d: DocContext): void {
         headers: z.object({ ...RESPONSE, Location: z.string().meta({ description: '`{base_url}/upload/tus/<token>`' }), 'Video-Id': z.string(), 'Upload-Offset': bytes.optional() }),
       },
     },
-    errors: [400, 403, 409, 412, 413, 415],
+    errors: [400, 403, 409, 412, 413, 415, 422],
   });
 
   const resource = { tag, auth: false, servers, params: token, textErrors: true } as const;

@@ -9,11 +9,21 @@ import { rateLimit } from '../middleware/rateLimit';
 import { setUploadCors } from '../storage/cors';
 import { uploadClosed } from '../storage/routes';
 import { createVideo } from '../upload/create';
+import { deleteVideo } from '../videos/delete';
+import { idempotency } from '../middleware/idempotency';
+import { loadVideoRow } from '../../lib/videos/read';
 import { parseTusUrlToken } from './ids';
 import { parseTusMetadata } from './metadata';
 import { creatingUpload, tusFor } from './server';
 
 const TUS_VERSION = '1.0.0';
+
+/** The stores leave a trailing piece (S3 `<id>.part`); nothing of a given-up upload may stay. */
+async function discardUpload(deps: Deps, videoId: string, uploadId: string, ctx: ParameterizedContext): Promise<void> {
+  const row = await loadVideoRow(deps.db, videoId);
+  if (row && row.status === 'pending_upload') await deleteVideo(deps, row, ctx.state.log);
+  await deps.storage.deletePrefix(uploadId);
+}
 
 /**
  * Hands the request to the tus server as a web Request (its body streams, never buffered) and
@@ -63,7 +73,10 @@ export function tusRoutes(r: Router, deps: Deps): void {
     ctx.status = 204;
   });
 
-  r.post('/upload/tus', authenticate(deps.hot), rateLimit(deps.hot.perKey), async (ctx) => {
+  // Replayed like every other POST (SPEC §16); what identifies the request is its headers.
+  const replayable = idempotency(db, { requestOf: (ctx) => ({ length: ctx.get('upload-length'), metadata: ctx.get('upload-metadata') }) });
+
+  r.post('/upload/tus', authenticate(deps.hot), rateLimit(deps.hot.perKey), replayable, async (ctx) => {
     tusHeaders(ctx, null);
     requireFull(ctx);
     const a = auth(ctx);
@@ -90,7 +103,15 @@ export function tusRoutes(r: Router, deps: Deps): void {
       },
       upload: { protocol: 'tus' },
     });
-    await creatingUpload.run({ uploadId: v.uploadKey! }, () => forward(ctx, deps, null, { 'Video-Id': videoPublicId(v.id) }));
+    let created = false;
+    try {
+      await creatingUpload.run({ uploadId: v.uploadKey! }, () => forward(ctx, deps, null, { 'Video-Id': videoPublicId(v.id) }));
+      created = ctx.status === 201;
+    } finally {
+      // A creation that failed (a creation-with-upload body past Upload-Length, a broken
+      // stream) has no upload URL for the client to resume: the video and its reservation go now.
+      if (!created) await discardUpload(deps, v.id, v.uploadKey!, ctx);
+    }
   });
 
   // GET would read the upload back; an upload URL only writes.
@@ -110,8 +131,9 @@ export function tusRoutes(r: Router, deps: Deps): void {
     if (!parsed || !row || row.upload_key !== parsed.uploadId) throw notFound('Upload');
     if (row.status === 'pending_upload' && !row.deleted_at && !row.upload_closed_at) {
       await forward(ctx, deps, corsOrigin);
-      // Termination: the stores leave a trailing piece (S3 `<id>.part`); nothing of it may stay.
-      if (ctx.method === 'DELETE' && ctx.status === 204) await deps.storage.deletePrefix(parsed.uploadId);
+      // Termination gives the upload up: the video is deleted (its declared size stops counting
+      // against the quota at once, and `video.deleted` follows as for any deletion).
+      if (ctx.method === 'DELETE' && ctx.status === 204) await discardUpload(deps, parsed.videoId, parsed.uploadId, ctx);
       return;
     }
 

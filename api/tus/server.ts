@@ -48,7 +48,8 @@ function createTus(deps: Deps): Tus {
       return {};
     },
   });
-  server.on('POST_TERMINATE', (_req: unknown, _res: unknown, id: string) => log.info({ upload: id }, 'tus upload terminated'));
+  // The id ends in the upload URL's nonce (a capability, ids.ts): log the video, never the id.
+  server.on('POST_TERMINATE', (_req: unknown, _res: unknown, id: string) => log.info({ videoId: id.split('/')[2] }, 'tus upload terminated'));
   return { server, store };
 }
 

@@ -3,15 +3,14 @@ import { z } from 'zod';
 import { mp4Support, passthrough } from '../../lib/outputs/options';
 import { requestOutputJobs } from '../../lib/outputs/start';
 import { setVideoTags } from '../../lib/tags';
-import { loadVideoRow, type VideoRow } from '../../lib/videos/read';
-import { videoWorkflowOptions } from '../../lib/videos/workflow';
-import { deleteVideoSignal, type VideoSource } from '../../workflows/defs';
+import { loadVideoRow } from '../../lib/videos/read';
 import type { Deps } from '../deps';
-import { notFound, unavailable } from '../errors';
+import { notFound } from '../errors';
 import { auth } from '../middleware/auth';
 import { parseBody } from '../middleware/validate';
 import { tagNames, visibility } from '../upload/schema';
 import { assertFolderOf } from '../folders/assert';
+import { deleteVideo } from './delete';
 import { findVideo } from './find';
 import { readVideo } from './routes';
 
@@ -27,32 +26,6 @@ export const patchBody = z
   })
   .partial()
   .strict();
-
-/** The input a video's workflow would have been started with, for a deletion that must start it again. */
-function reconstructInput(deps: Deps, row: VideoRow): VideoSource {
-  if (row.source_url) return { kind: 'url', url: row.source_url };
-  const { upload } = deps.config;
-  return {
-    kind: 'upload',
-    declaredSize: row.size_bytes ?? 0,
-    contentType: row.content_type ?? 'application/octet-stream',
-    uploadTimeoutMs: (upload.urlTtlSeconds + upload.graceSeconds) * 1000,
-  };
-}
-
-/**
- * Hands the deletion to the video's workflow, which cancels in-flight work, removes the files and
- * then the row. signalWithStart signals a running workflow, and starts one to do the deletion when
- * none runs (terminated by an operator, say), so the files never outlive the request.
- */
-async function requestDeletion(deps: Deps, row: VideoRow): Promise<void> {
-  const { config, temporal } = deps;
-  await temporal.workflow.signalWithStart('videoWorkflow', {
-    ...videoWorkflowOptions(config.temporal, { videoId: row.id, workspaceId: row.workspace_id, storageKey: row.storage_key, source: reconstructInput(deps, row) }, 'deleting'),
-    signal: deleteVideoSignal,
-    signalArgs: [],
-  });
-}
 
 export function manageVideoRoutes(r: Router, deps: Deps): void {
   const { db } = deps;
@@ -88,17 +61,7 @@ export function manageVideoRoutes(r: Router, deps: Deps): void {
 
   r.delete('/videos/:id', async (ctx) => {
     const row = await findVideo(ctx, deps, ctx.params.id);
-    // Hidden at once: every read filters on deleted_at, so the video is a 404 from here on.
-    const n = await db('videos').where({ id: row.id }).whereNull('deleted_at').update({ deleted_at: db.fn.now() });
-    if (!n) throw notFound('Video');
-    try {
-      await requestDeletion(deps, row);
-    } catch (err) {
-      // Without the workflow nobody would remove the files: show the video again and say so.
-      await db('videos').where({ id: row.id }).update({ deleted_at: null });
-      ctx.state.log?.error({ err, videoId: row.id }, 'could not hand the deletion to the workflow');
-      throw unavailable();
-    }
+    if (!(await deleteVideo(deps, row, ctx.state.log))) throw notFound('Video');
     ctx.status = 204;
   });
 }

@@ -19,7 +19,7 @@ export const rendition = z
 export const staticRendition = z
   .object({
     name: z.enum(['capped_1080p.mp4', 'audio.m4a']),
-    status: z.enum(['processing', 'ready', 'failed']),
+    status: z.enum(['preparing', 'processing', 'ready', 'failed']).meta({ description: '`preparing`: asked for by `mp4_support`, made once the ladder is done' }),
     size_bytes: z.number().int().nullable(),
     url: z.string().nullable().meta({ description: '`{cdn_url}/v/<id>/download/<name>`; null until ready' }),
   })

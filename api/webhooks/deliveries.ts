@@ -6,6 +6,7 @@ import { TIMED_OUT, within } from '../../lib/timeout';
 import { webhookDeliveryWorkflow } from '../../workflows/delivery';
 import type { Deps } from '../deps';
 import { badRequest, conflict, notFound } from '../errors';
+import { requireOwner } from '../middleware/auth';
 import { parseQuery } from '../middleware/validate';
 import { deliveries, type DeliveryRow, findEndpoint, serializeDelivery } from './read';
 import { deliveriesQuery } from './schema';
@@ -60,6 +61,7 @@ export function deliveryRoutes(r: Router, deps: Deps): void {
   });
 
   r.post('/webhooks/:id/deliveries/:delivery_id/retry', async (ctx) => {
+    requireOwner(ctx);
     const endpoint = await findEndpoint(ctx, deps, ctx.params.id);
     const deliveryId = parseId('dlv', ctx.params.delivery_id);
     const row: DeliveryRow | undefined = deliveryId

@@ -1,10 +1,11 @@
 import type Router from '@koa/router';
 import { newId } from '../../lib/ids';
 import { assertPublicUrl, UrlNotAllowedError } from '../../lib/net/guard';
+import { sealWebhookSecret } from '../../lib/webhooks/secrets';
 import { newWebhookSecret } from '../../lib/webhooks/signature';
 import type { Deps } from '../deps';
 import { badRequest } from '../errors';
-import { auth } from '../middleware/auth';
+import { auth, requireOwner } from '../middleware/auth';
 import { parseBody } from '../middleware/validate';
 import { cancelPendingDeliveries, deliveryRoutes } from './deliveries';
 import { type EndpointRow, findEndpoint, serializeEndpoint } from './read';
@@ -24,8 +25,11 @@ async function checkUrl(deps: Deps, url: string): Promise<string> {
 export function webhookRoutes(r: Router, deps: Deps): void {
   const { db } = deps;
 
+  // Reading endpoints is every member's; changing them is an owner's (docs/dashboard.md, "Roles").
   r.post('/webhooks', async (ctx) => {
+    requireOwner(ctx);
     const body = parseBody(ctx, createBody);
+    const secret = newWebhookSecret();
     const url = await checkUrl(deps, body.url);
     const [row]: EndpointRow[] = await db('webhook_endpoints')
       .insert({
@@ -34,11 +38,11 @@ export function webhookRoutes(r: Router, deps: Deps): void {
         url,
         description: body.description ?? '',
         events: body.events ?? null,
-        secret: newWebhookSecret(),
+        secret: sealWebhookSecret(deps.config, secret),
       })
       .returning('*');
     ctx.status = 201;
-    ctx.body = { ...serializeEndpoint(row), secret: row.secret };
+    ctx.body = { ...serializeEndpoint(row), secret };
   });
 
   r.get('/webhooks', async (ctx) => {
@@ -54,6 +58,7 @@ export function webhookRoutes(r: Router, deps: Deps): void {
   });
 
   r.patch('/webhooks/:id', async (ctx) => {
+    requireOwner(ctx);
     const endpoint = await findEndpoint(ctx, deps, ctx.params.id);
     const body = parseBody(ctx, updateBody);
     const patch: Partial<EndpointRow> = { updated_at: new Date() };
@@ -62,13 +67,15 @@ export function webhookRoutes(r: Router, deps: Deps): void {
     if (body.description !== undefined) patch.description = body.description;
     if (body.enabled === true) Object.assign(patch, { enabled: true, disabled_reason: null });
     if (body.enabled === false && endpoint.enabled) Object.assign(patch, { enabled: false, disabled_reason: 'manual' });
-    if (body.rotate_secret) patch.secret = newWebhookSecret();
+    const secret = body.rotate_secret ? newWebhookSecret() : undefined;
+    if (secret) patch.secret = sealWebhookSecret(deps.config, secret);
     const [row]: EndpointRow[] = await db('webhook_endpoints').where({ id: endpoint.id }).update(patch).returning('*');
     if (patch.enabled === false) await cancelPendingDeliveries(deps, endpoint.id);
-    ctx.body = body.rotate_secret ? { ...serializeEndpoint(row), secret: row.secret } : serializeEndpoint(row);
+    ctx.body = secret ? { ...serializeEndpoint(row), secret } : serializeEndpoint(row);
   });
 
   r.delete('/webhooks/:id', async (ctx) => {
+    requireOwner(ctx);
     const endpoint = await findEndpoint(ctx, deps, ctx.params.id);
     // Soft delete: the delivery history stays for support; the API no longer shows either.
     await db('webhook_endpoints').where({ id: endpoint.id }).update({ deleted_at: new Date(), updated_at: new Date() });

@@ -1,12 +1,13 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { VideoIdKey, VideoStatusKey, WorkspaceIdKey } from '../../workflows/defs';
 import { adoptGroup } from '../../test/support/child';
-import { findTool, freePort } from '../../test/support/services';
+import { findTool } from '../../test/support/services';
 
 /**
  * A real Temporal server (the `temporal-server` binary, not the CLI's dev server) on Postgres,
@@ -36,6 +37,18 @@ async function schemaDir(): Promise<string> {
   return path.join(stdout.trim(), `go.temporal.io/server@${SERVER_VERSION}`, 'schema', 'postgresql', 'v12');
 }
 
+async function lowPorts(n: number): Promise<number[]> {
+  const free = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const srv = net.createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+  const out: number[] = [];
+  for (let port = 21000 + (process.pid % 500) * 20; out.length < n && port < 32768; port++) if (await free(port)) out.push(port);
+  return out;
+}
+
 export interface TemporalCluster {
   address: string;
   kill(): Promise<void>;
@@ -53,7 +66,8 @@ export async function startTemporalCluster(pg: { host: string; port: number; use
     await run(sqlTool, [...base, 'setup-schema', '-v', '0.0']);
     await run(sqlTool, [...base, 'update-schema', '-d', path.join(schemas, dir, 'versioned')]);
   }
-  const [grpc, history, matching, worker, m1, m2, m3, m4, metrics] = await Promise.all(Array.from({ length: 9 }, () => freePort()));
+  // Temporal stores membership ports in a smallint column: they must be below 32768.
+  const [grpc, history, matching, worker, m1, m2, m3, m4, metrics] = await lowPorts(9);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'vh-temporal-cluster-'));
   fs.mkdirSync(path.join(root, 'config'));
   const store = (db: string, conns: number) => `

@@ -14,7 +14,7 @@ import { WebhookPage, WebhooksPage } from './pages/Webhooks';
 import { navigate, usePath } from './router';
 import './styles.css';
 
-function Page({ path }: { path: string }) {
+function Page({ path, role }: { path: string; role: 'owner' | 'member' }) {
   let m: RegExpExecArray | null;
   if (path === '/' || path === '/videos') return <VideosPage />;
   if ((m = /^\/videos\/([\w-]+)$/.exec(path))) return <VideoPage id={m[1]} />;
@@ -22,7 +22,7 @@ function Page({ path }: { path: string }) {
   if (path === '/analytics') return <AnalyticsOverviewPage />;
   if (path === '/upload') return <UploadPage />;
   if (path === '/library') return <LibraryPage />;
-  if (path === '/keys') return <KeysPage />;
+  if (path === '/keys') return <KeysPage role={role} />;
   if (path === '/webhooks') return <WebhooksPage />;
   if ((m = /^\/webhooks\/([\w-]+)$/.exec(path))) return <WebhookPage id={m[1]} />;
   if (path === '/usage') return <UsagePage />;
@@ -65,7 +65,7 @@ function App() {
   return (
     <Layout me={me} path={path} onSwitch={onSwitch} onSignOut={onSignOut}>
       {/* A key per workspace: switching remounts every page with the new workspace's data. */}
-      <Page path={path} key={`${me.workspace_id}:${path}`} />
+      <Page path={path} role={me.workspaces.find((w) => w.id === me.workspace_id)?.role ?? 'member'} key={`${me.workspace_id}:${path}`} />
     </Layout>
   );
 }

@@ -106,6 +106,7 @@ export interface paths {
          * @description Metadata (base64 values, tus `Upload-Metadata`): `filename`, `content_type` (video/*), `title`, `description`, `visibility`, `folder_id`.
          *     Answers 201 with `Location` (the upload URL, no key needed) and `Video-Id`. Then PATCH the bytes to `Location`; the video is processed once the last byte arrives.
          *     Errors: 412 `tus_version` (Tus-Resumable missing or not 1.0.0), 400 (Upload-Length missing or not positive, Upload-Defer-Length, bad metadata), 413 (Upload-Length above the resumable limit).
+         *     `Idempotency-Key` replays the creation (same `Location` and `Video-Id`); the request is identified by `Upload-Length` and `Upload-Metadata`. A creation-with-upload that fails deletes the video it made.
          */
         post: operations["createTusUpload"];
         delete?: never;
@@ -496,7 +497,7 @@ export interface paths {
         };
         /**
          * Poster frame, or a frame rendered on demand
-         * @description Without a query: the poster frame. With `time`, `width`, `height`, `fit_mode`: rendered once and cached (`X-Render-Cache`). Bad query → 400 `invalid_parameters` / `time_out_of_range`.
+         * @description Without a query: the poster frame. With `time`, `width`, `height`, `fit_mode`: rendered once and cached (`X-Render-Cache`); `time` is rounded to 0.1 s. Bad query → 400 `invalid_parameters` / `time_out_of_range`. A new render (cache miss) is bounded (docs/outputs.md "Render limits"): 429 `render_rate_limited` past the per-address or per-video budget of anonymous requests; 503 `render_queue_full`, `render_timeout`, `render_failed` (a failed render is remembered for a while) or `render_unavailable`, all with Retry-After. A playback token or the workspace's API key (Authorization) takes the keyed lane, which anonymous requests cannot fill.
          */
         get: operations["cdnThumbnail"];
         put?: never;
@@ -516,7 +517,7 @@ export interface paths {
         };
         /**
          * Animated preview rendered on demand
-         * @description `start`/`end` at most 10 s apart, `width` ≤ 640, `fps` ≤ 30. Bad query → 400.
+         * @description `start`/`end` at most 10 s apart (rounded to 0.1 s), `width` ≤ 640 (rounded to a multiple of 8), `fps` ≤ 30, at least one frame. Bad query → 400. A new render (cache miss) is bounded (docs/outputs.md "Render limits"): 429 `render_rate_limited` past the per-address or per-video budget of anonymous requests; 503 `render_queue_full`, `render_timeout`, `render_failed` (a failed render is remembered for a while) or `render_unavailable`, all with Retry-After. A playback token or the workspace's API key (Authorization) takes the keyed lane, which anonymous requests cannot fill.
          */
         get: operations["cdnAnimated"];
         put?: never;
@@ -1084,8 +1085,11 @@ export interface components {
         StaticRendition: {
             /** @enum {string} */
             name: "capped_1080p.mp4" | "audio.m4a";
-            /** @enum {string} */
-            status: "processing" | "ready" | "failed";
+            /**
+             * @description `preparing`: asked for by `mp4_support`, made once the ladder is done
+             * @enum {string}
+             */
+            status: "preparing" | "processing" | "ready" | "failed";
             size_bytes: number | null;
             /** @description `{cdn_url}/v/<id>/download/<name>`; null until ready */
             url: string | null;
@@ -6192,8 +6196,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error, without internals (`internal_error`) */
             500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
                 headers: {
                     /** @description Also in every log line of the request */
                     "X-Request-Id": string;
@@ -6279,8 +6305,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error, without internals (`internal_error`) */
             500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
                 headers: {
                     /** @description Also in every log line of the request */
                     "X-Request-Id": string;

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { videoPublicId } from '../ids';
+import { STATIC_NAMES } from './options';
 
 export interface StaticRenditionRow {
   video_id: string;
@@ -37,6 +38,16 @@ export async function loadOutputs(db: Db, ids: string[]): Promise<Map<string, Vi
 
 export const captionUrl = (config: Config, uuid: string, language: string) => `${config.cdnUrl}/v/${videoPublicId(uuid)}/captions/${language}.vtt`;
 
+/**
+ * The static files as reads list them: a file `mp4_support` asks for that has no row yet (it is
+ * made after the ladder) is `preparing`, so a client knows one is coming (issue 22).
+ */
+function staticViews(mp4Support: string, rows: StaticRenditionRow[]): Array<Pick<StaticRenditionRow, 'name' | 'size_bytes'> & { status: StaticRenditionRow['status'] | 'preparing' }> {
+  const wanted = mp4Support in STATIC_NAMES ? STATIC_NAMES[mp4Support as keyof typeof STATIC_NAMES] : null;
+  if (!wanted || rows.some((r) => r.name === wanted)) return rows;
+  return [...rows, { name: wanted, status: 'preparing' as const, size_bytes: null }].sort((a, b) => a.name.localeCompare(b.name));
+}
+
 /** The SPEC §14 part of the read shape. */
 export function outputFields(
   config: Config,
@@ -50,7 +61,7 @@ export function outputFields(
     max_resolution: row.max_resolution ?? null,
     mp4_support: row.mp4_support ?? 'none',
     source_video_id: row.source_video_id ? videoPublicId(row.source_video_id) : null,
-    static_renditions: (outputs?.statics ?? []).map((s) => ({
+    static_renditions: staticViews(row.mp4_support ?? 'none', outputs?.statics ?? []).map((s) => ({
       name: s.name,
       status: s.status,
       size_bytes: s.size_bytes === null ? null : Number(s.size_bytes),

@@ -3,6 +3,7 @@ import type { Db } from '../db';
 import { videoPublicId } from '../ids';
 import type { RenditionState, VideoState } from '../../workflows/defs';
 import { type OutputFields, outputFields, type VideoOutputs } from '../outputs/read';
+import { type PassthroughEntry, passthroughView } from '../outputs/passthrough';
 
 export interface VideoRow {
   id: string;
@@ -38,6 +39,8 @@ export interface VideoRow {
   mp4_support: string;
   source_video_id: string | null;
   storyboard_ready: boolean;
+  passthrough_rendition: PassthroughEntry | null;
+  derived_bytes: number | string;
 }
 
 export interface RenditionRow {
@@ -156,6 +159,9 @@ export function serializeVideo(
   const rends = live?.renditions.length
     ? live.renditions.map((r) => ({ name: r.name, width: r.width, height: r.height, bitrate: r.bitrate, status: r.status, progress: r.progress }))
     : renditions.map((r) => ({ name: r.name, width: r.width, height: r.height, bitrate: r.bitrate, status: r.status, progress: r.progress }));
+  // The passthrough the master lists: the rendition the video plays from until the ladder lands.
+  const source = passthroughView(row.passthrough_rendition);
+  if (source && !rends.some((r) => r.name === source.name)) rends.push(source);
   const out: VideoRead = {
     id: publicId,
     video_id: publicId,

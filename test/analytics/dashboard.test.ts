@@ -49,7 +49,7 @@ describe('Dashboard analytics pages', function () {
   before(async function () {
     this.timeout(240_000);
     fs.mkdirSync(SHOTS, { recursive: true });
-    s = await startStack({ workers: [], env: { ANALYTICS_FLUSH_MS: '100' } });
+    s = await startStack({ workers: [], env: { ANALYTICS_FLUSH_MS: '100', TRUSTED_PROXIES: '127.0.0.1/32' } });
     const [, b] = await Promise.all([buildDashboard(), chromium.launch({ executablePath: CHROMIUM, args: ARGS })]);
     browser = b;
     await account(s, me.email, s.ws.id);
@@ -80,6 +80,8 @@ describe('Dashboard analytics pages', function () {
     const views = page.locator('.kpi', { hasText: 'Views' }).locator('dd');
     await views.first().waitFor();
     assert.equal(await views.first().textContent(), '33');
+    // 9 addresses (through a trusted proxy) × 4 agents: every view of a video a distinct viewer.
+    assert.equal(await page.locator('.kpi', { hasText: 'Unique viewers' }).locator('dd').textContent(), '33');
     assert.ok(await page.getByRole('img', { name: 'Views' }).isVisible(), 'the chart is an image with a name');
     const rows = page.getByRole('table').filter({ hasText: 'Launch keynote' });
     assert.match((await rows.textContent()) ?? '', /Launch keynote\s*24/);

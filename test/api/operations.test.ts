@@ -110,7 +110,10 @@ describe('upload init: quotas and hostile filenames', function () {
   });
 
   it('path traversal and control characters never reach the storage key', async () => {
-    for (const filename of ['../../etc/passwd', '..\\..\\boot.ini', 'a/../../b.mp4', 'evil\u0000name\n.mp4', '..']) {
+    // A NUL is refused outright (400 invalid_request, issue 22); other control characters are cleaned.
+    const nul = await s.post('/v1/upload/init', { filename: 'evil\u0000name.mp4', size: 10, content_type: 'video/mp4' });
+    assert.deepEqual([nul.status, nul.body.error.code], [400, 'invalid_request']);
+    for (const filename of ['../../etc/passwd', '..\\..\\boot.ini', 'a/../../b.mp4', 'evil\u0001name\n.mp4', '..']) {
       const r = await s.post('/v1/upload/init', { filename, size: 10, content_type: 'video/mp4' });
       assert.equal(r.status, 201, filename);
       const prefix = `originals/${s.ws.id}/`;

@@ -109,12 +109,13 @@ describe('hot: keys across API processes', function () {
 
   it('invalid keys are limited per client address: 429 after INVALID_KEY_LIMIT_PER_MINUTE, others unaffected', async () => {
     await untilSafelyInsideAMinute();
-    const [a] = await twoApis(s, { INVALID_KEY_LIMIT_PER_MINUTE: '5' }).then(async (p) => {
+    // The test's own connection is the "proxy" whose X-Forwarded-For is believed (TRUSTED_PROXIES).
+    const [a] = await twoApis(s, { INVALID_KEY_LIMIT_PER_MINUTE: '5', TRUSTED_PROXIES: '127.0.0.1/32' }).then(async (p) => {
       await p[1].kill();
       return p;
     });
     apis.push(a);
-    // The app trusts X-Forwarded-For (it runs behind a proxy); each case gets its own address.
+    // Each case gets its own address.
     const attacker = { 'X-Forwarded-For': `198.51.100.${Math.floor(Math.random() * 250) + 1}` };
     const bystander = { 'X-Forwarded-For': '203.0.113.7' };
     for (let i = 1; i <= 5; i++) assert.equal((await get(a.url, `vhk_guess${i}`, attacker)).status, 401, `guess ${i}`);

@@ -89,6 +89,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // 100 a minute. The limit is tested where it is set on purpose (test/api/platform.test.ts,
     // test/hot/keys.test.ts).
     RATE_LIMIT_PER_MINUTE: '100000',
+    // Likewise the per-minute budgets of on-demand image renders (tested on purpose in
+    // test/outputs/renders-burst.test.ts).
+    RENDER_BUDGET_PER_ADDRESS_PER_MINUTE: '100000',
+    RENDER_BUDGET_PER_VIDEO_PER_MINUTE: '100000',
   };
   if (opts.storage === 's3') {
     const s3 = await s3Server();

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { openWebhookSecret } from '../../lib/webhooks/secrets';
 import { startStack, type Stack } from '../support/stack';
 
 const SECRET = /^whsec_[A-Za-z0-9+/]+={0,2}$/;
@@ -81,7 +82,8 @@ describe('webhooks: endpoint management', function () {
     assert.match(rotated.body.secret, SECRET);
     assert.notEqual(rotated.body.secret, created.body.secret);
     const row = await s.db('webhook_endpoints').where({ id }).first('secret');
-    assert.equal(row.secret, rotated.body.secret);
+    assert.equal(openWebhookSecret(s.config, row.secret), rotated.body.secret);
+    assert.ok(!row.secret.includes(rotated.body.secret), 'stored sealed, not in clear');
 
     const typo = await s.patch(`/webhooks/${id}`, { enable: false });
     assert.equal(typo.status, 400);

@@ -1,11 +1,12 @@
 import type { ParsedUrlQuery } from 'node:querystring';
 import { z } from 'zod';
 import { thumbnailTime } from '../../../lib/media/args';
-import { ensureImage, type ImageRequest } from '../../../lib/outputs/images';
-import type { MediaTools } from '../../../lib/media/tools';
+import { animationFrames, canonicalImage, type ImageRenderer, type ImageRequest, type Requester } from '../../../lib/outputs/images';
+import { passthroughView } from '../../../lib/outputs/passthrough';
+import { RenderRefused } from '../../../lib/outputs/renderQueue';
 import type { VideoRow } from '../../../lib/videos/read';
 import type { Deps } from '../../deps';
-import { badRequest } from '../../errors';
+import { ApiError, badRequest } from '../../errors';
 
 export const IMAGE_LIMITS = { maxSide: 1920, maxAnimatedWidth: 640, maxFps: 30, maxSpan: 10 } as const;
 
@@ -30,8 +31,16 @@ export const animatedQuery = z
   })
   .strict();
 
+// Numbers are plain decimals: z.coerce.number() alone took `width=0x10` for 16 and `time=` for 0.
+const NUMERIC = new Set(['time', 'width', 'height', 'start', 'end', 'fps']);
+const DECIMAL = /^\d{1,9}(\.\d{1,6})?$/;
+
 function parse<T extends z.ZodType>(schema: T, query: ParsedUrlQuery): z.infer<T> {
   const single = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : v]));
+  const notDecimal = Object.entries(single).filter(([k, v]) => NUMERIC.has(k) && !DECIMAL.test(v ?? ''));
+  if (notDecimal.length) {
+    throw badRequest('invalid_parameters', 'The query string has invalid parameters', notDecimal.map(([k]) => ({ field: k, message: 'must be a decimal number, like 12 or 2.5' })));
+  }
   const r = schema.safeParse(single);
   if (!r.success) {
     throw badRequest('invalid_parameters', 'The query string has invalid parameters', r.error.issues.map((i) => ({ field: i.path.join('.') || '(query)', message: i.message })));
@@ -45,7 +54,7 @@ export function imageRequest(p: { kind: 'thumbnail' | 'animated'; ext: string },
     const q = parse(thumbnailQuery, query);
     const time = q.time ?? thumbnailTime(duration);
     if (time > duration) throw badRequest('time_out_of_range', `time must be within the video's ${duration} seconds`, { field: 'time' });
-    return { kind: 'thumbnail', ext: p.ext as 'jpg' | 'png' | 'webp', time: Math.min(time, Math.max(0, duration - 0.05)), width: q.width, height: q.height, fit: q.fit_mode };
+    return canonicalImage({ kind: 'thumbnail', ext: p.ext as 'jpg' | 'png' | 'webp', time: Math.min(time, Math.max(0, duration - 0.05)), width: q.width, height: q.height, fit: q.fit_mode }, duration);
   }
   const q = parse(animatedQuery, query);
   const end = q.end ?? Math.min(q.start + 5, duration);
@@ -55,11 +64,39 @@ export function imageRequest(p: { kind: 'thumbnail' | 'animated'; ext: string },
   if (end - q.start > IMAGE_LIMITS.maxSpan) {
     throw badRequest('invalid_parameters', `start and end may be at most ${IMAGE_LIMITS.maxSpan} seconds apart`, [{ field: 'end', message: `at most start + ${IMAGE_LIMITS.maxSpan}` }]);
   }
-  return { kind: 'animated', ext: p.ext as 'gif' | 'webp', start: q.start, end, width: q.width, fps: q.fps };
+  const req = canonicalImage({ kind: 'animated', ext: p.ext as 'gif' | 'webp', start: q.start, end, width: q.width, fps: q.fps }, duration);
+  if (req.kind === 'animated' && animationFrames(req) < 1) {
+    throw badRequest('invalid_parameters', 'The animation would have no frame: (end - start) × fps must be at least 1 (times are rounded to 0.1 s)', [
+      { field: 'end', message: 'too close to start for this fps' },
+    ]);
+  }
+  return req;
 }
 
-export async function renderImage(deps: Deps, media: MediaTools, row: VideoRow, p: { kind: 'thumbnail' | 'animated'; ext: string }, query: ParsedUrlQuery) {
+const REFUSALS: Record<RenderRefused['reason'], [number, string]> = {
+  over_budget: [429, 'render_rate_limited'],
+  queue_full: [503, 'render_queue_full'],
+  timeout: [503, 'render_timeout'],
+  failed: [503, 'render_failed'],
+  unavailable: [503, 'render_unavailable'],
+};
+
+/** A refused or failed render as a JSON error with Retry-After (never a 500). */
+export function refusalError(err: RenderRefused): ApiError {
+  const [status, code] = REFUSALS[err.reason];
+  return new ApiError(status, code, err.message, undefined, { 'Retry-After': String(err.retryAfterSeconds) });
+}
+
+export async function renderImage(deps: Deps, renderer: ImageRenderer, row: VideoRow, p: { kind: 'thumbnail' | 'animated'; ext: string }, query: ParsedUrlQuery, who: Requester) {
   const req = imageRequest(p, query, row.duration_seconds ?? 0);
   const renditions = await deps.db('renditions').where({ video_id: row.id }).select('name', 'width', 'height', 'status');
-  return ensureImage({ storage: deps.storage, media }, { workspaceId: row.workspace_id, id: row.id, renditions }, req);
+  // Until the ladder lands, the passthrough is what the video plays from: render from it too.
+  const source = passthroughView(row.passthrough_rendition);
+  if (source) renditions.push(source);
+  try {
+    return await renderer.ensureImage({ workspaceId: row.workspace_id, id: row.id, renditions }, req, who);
+  } catch (err) {
+    if (err instanceof RenderRefused) throw refusalError(err);
+    throw err;
+  }
 }

@@ -9,6 +9,8 @@ import type { Deps } from '../../deps';
 import { forbidden, notFound } from '../../errors';
 import { cacheControl } from '../files';
 import { renderImage } from './images';
+import { createImageRenderer } from '../../../lib/outputs/images';
+import { apiKeyAuth } from '../../middleware/auth';
 import { parseOutputPath } from './paths';
 import { serveObject } from './serve';
 
@@ -19,14 +21,14 @@ import { serveObject } from './serve';
  */
 export function outputCdnRoutes(r: Router, deps: Deps, meter: BandwidthMeter): void {
   const base = `${mountPath(deps.config.cdnUrl)}/v/`;
-  const media = createMediaTools(deps.config.media);
+  const renderer = createImageRenderer({ storage: deps.storage, media: createMediaTools(deps.config.media), db: deps.db, limits: deps.config.renders });
 
   r.get(`${base}*rest`, async (ctx: ParameterizedContext, next: Next) => {
     const parsed = parseOutputPath(ctx.path.slice(base.length));
     if (!parsed) return next();
     if (parsed.path.kind === 'thumbnail' && parsed.path.ext === 'jpg' && Object.keys(ctx.query).length === 0) return next();
     ctx.set('Access-Control-Allow-Origin', '*');
-    ctx.set('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges, Content-Disposition');
+    ctx.set('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges, Content-Disposition, Retry-After, X-Render-Cache');
     ctx.set('Cache-Control', 'no-store');
 
     const access = await deps.hot.access.resolve(parsed.isId ? { id: parsed.subject } : { token: parsed.subject });
@@ -67,7 +69,10 @@ export function outputCdnRoutes(r: Router, deps: Deps, meter: BandwidthMeter): v
       }
       case 'thumbnail':
       case 'animated': {
-        const out = await renderImage(deps, media, row, p, ctx.query);
+        // A playback token or the workspace's own API key takes the keyed lane: an anonymous
+        // burst can never hold every render slot, and budgets apply to anonymous requests only.
+        const keyed = !!grant || (await apiKeyAuth(ctx, deps.hot))?.workspaceId === ws;
+        const out = await renderImage(deps, renderer, row, p, ctx.query, { lane: keyed ? 'keyed' : 'anonymous', address: ctx.ip });
         return serveObject(ctx, deps, meter, video, out.key, { contentType: out.contentType, cacheControl: cache('thumbnail'), headers: { 'X-Render-Cache': out.cache } });
       }
     }

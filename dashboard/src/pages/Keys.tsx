@@ -14,7 +14,8 @@ interface Key {
   secret?: string;
 }
 
-export function KeysPage() {
+/** A member may make read keys only (docs/dashboard.md, "Roles"); the API enforces it, this only says so. */
+export function KeysPage({ role }: { role: 'owner' | 'member' }) {
   const { data, error, reload } = useLoad(() => api<Page<Key>>('GET', '/api-keys'), []);
   const [created, setCreated] = useState<Key | null>(null);
   const [failure, setFailure] = useState<unknown>(null);
@@ -57,11 +58,12 @@ export function KeysPage() {
           Access
           <select name="access" defaultValue="read">
             <option value="read">Read</option>
-            <option value="full">Full</option>
+            {role === 'owner' && <option value="full">Full</option>}
           </select>
         </label>
         <button type="submit">Create key</button>
       </form>
+      {role === 'member' && <p>As a member you can make read keys and revoke the keys you made; owners manage the rest.</p>}
       {created?.secret && <Secret title={`New ${created.access} key "${created.name}".`} value={created.secret} />}
       <ErrorNote error={failure ?? error} />
       <table>
