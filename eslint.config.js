@@ -19,7 +19,7 @@ module.exports = tseslint.config(
     },
   },
   {
-    files: ['lib/config.ts', 'cli/config.ts', 'test/**', 'bench/**', 'deploy/check/**', 'eslint.config.js'],
+    files: ['lib/config.ts', 'cli/config.ts', 'ops/**', 'test/**', 'bench/**', 'deploy/check/**', 'eslint.config.js'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {

@@ -10,7 +10,6 @@ import type { Deps } from './deps';
 import { folderRoutes } from './folders/routes';
 import { healthRoutes } from './health/routes';
 import { keyRoutes } from './keys/routes';
-import { metricsRoutes } from './metrics/routes';
 import { openapiRoutes } from './openapi/routes';
 import { playbackRoutes } from './playback/routes';
 import { playerRoutes } from './player/routes';
@@ -25,10 +24,10 @@ import { manageVideoRoutes } from './videos/manage';
 import { videoRoutes } from './videos/routes';
 import { webhookRoutes } from './webhooks/routes';
 
-/** Key-less surfaces: health, metrics, the API document and reference, local-storage uploads, tus (its POST checks the key itself: raw body), CDN, player, the dashboard's files, analytics beacons and the analytics SDK. */
+/** Key-less surfaces: health, the API document and reference, local-storage uploads, tus (its POST checks the key itself: raw body), CDN, player, the dashboard's files, analytics beacons and the analytics SDK. */
 export function publicRouter(deps: Deps): Router {
   const r = new Router();
-  for (const mount of [healthRoutes, metricsRoutes, openapiRoutes, storageRoutes, tusRoutes, cdnRoutes, playerRoutes, dashboardRoutes, beaconRoutes, sdkRoutes]) mount(r, deps);
+  for (const mount of [healthRoutes, openapiRoutes, storageRoutes, tusRoutes, cdnRoutes, playerRoutes, dashboardRoutes, beaconRoutes, sdkRoutes]) mount(r, deps);
   return r;
 }
 

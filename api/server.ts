@@ -5,7 +5,9 @@ import { createDb } from '../lib/db';
 import { createLogger } from '../lib/logger';
 import { createStorage, S3Storage } from '../lib/storage';
 import { createTemporalClient } from '../lib/temporal';
+import { serveMetrics } from '../lib/metrics/serve';
 import { createApp } from './app';
+import { apiMetricsText } from './metrics/collect';
 import { startTusRecovery } from './tus/recover';
 import { sealLegacyWebhookSecrets } from '../lib/webhooks/secrets';
 
@@ -24,6 +26,8 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   log.info({ url: config.publicBaseUrl, host: config.host, port: config.port }, 'API listening');
   const stopRecovery = startTusRecovery(deps);
+  const { apiPort, host: metricsHost, token } = config.metrics;
+  const metrics = apiPort ? await serveMetrics({ port: apiPort, host: metricsHost, token, log, collect: () => apiMetricsText(deps) }) : undefined;
   // Endpoints made before webhook secrets were sealed at rest (issue 22) get sealed once.
   void sealLegacyWebhookSecrets(db, config)
     .then((n) => n && log.info({ endpoints: n }, 'sealed webhook secrets stored in clear'))
@@ -32,6 +36,7 @@ async function main(): Promise<void> {
   const stop = async () => {
     log.info('shutting down');
     stopRecovery();
+    await metrics?.close();
     const closed = new Promise((resolve) => server.close(resolve));
     server.closeIdleConnections();
     // In-flight responses finish (their bytes reach the bandwidth meter) before it is flushed.

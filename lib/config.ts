@@ -148,8 +148,11 @@ const schema = z.object({
   DERIVED_MAX_MB_PER_VIDEO: z.coerce.number().min(1).default(64),
 
   // contract room: metrics and logs (SPEC §16)
+  // Metrics are served on their own ports, never the public API's (issue 22): loopback by default.
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
-  METRICS_HOST: z.string().default('0.0.0.0'),
+  API_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9463),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_TOKEN: z.string().min(16).optional(),
   TEMPORAL_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
   S3_PUBLIC_ENDPOINT: z.string().url().optional(),
@@ -241,7 +244,8 @@ export interface Config {
   /** On-demand images (issue 22): the render queue, budgets and the derived-file cap. */
   renders: RenderLimits;
   // contract room
-  metrics: { port: number; host: string; temporalPort: number };
+  /** `port`: a worker's; `apiPort`: the API's (0 = none); `token`: bearer token both require when set. */
+  metrics: { port: number; apiPort: number; host: string; token?: string; temporalPort: number };
   logFormat: 'auto' | 'pretty' | 'json';
   // analytics room
   analytics: { rawDays: number; flushMs: number; flushRows: number; bufferMaxRows: number; rollupEverySeconds: number; lookbackHours: number };
@@ -398,7 +402,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       failureCacheMs: e.RENDER_FAILURE_CACHE_SECONDS * 1000,
       derivedMaxBytesPerVideo: Math.floor(e.DERIVED_MAX_MB_PER_VIDEO * 1024 * 1024),
     },
-    metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, temporalPort: e.TEMPORAL_METRICS_PORT },
+    metrics: { port: e.METRICS_PORT, apiPort: e.API_METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN, temporalPort: e.TEMPORAL_METRICS_PORT },
     logFormat: e.LOG_FORMAT,
     // analytics room
     analytics: {

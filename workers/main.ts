@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
+import { bundleWorkflowCode, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
 import { ensureRollupSchedule } from '../lib/analytics/schedule';
 import { temporalConnectionOptions } from '../lib/temporal';
 import { checkFfmpeg, detectPrlimit, resolveSandbox } from '../lib/media';
@@ -8,7 +8,8 @@ import { createDb } from '../lib/db';
 import { createLogger } from '../lib/logger';
 import { createStorage } from '../lib/storage';
 import { installCrashGuards } from './guards';
-import { serveMetrics } from './metrics';
+import { sdkLogger } from './sdk-log';
+import { workerMetrics } from './metrics';
 import { createWorkers, type Role, workflowsPath } from './workers';
 
 // webpack's progress and stats would otherwise fill the terminal at every start.
@@ -26,22 +27,24 @@ async function main(): Promise<void> {
   const logging = { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} };
   try {
     Runtime.install({
-      logger: new DefaultLogger('WARN'),
+      logger: sdkLogger(log),
       telemetryOptions: { logging, ...(temporalMetrics ? { metrics: { prometheus: { bindAddress: temporalMetrics } } } : {}) },
     });
   } catch (err) {
     // A busy port costs the SDK's metrics, never the worker (Core refuses to start otherwise).
     log.warn({ err, bindAddress: temporalMetrics }, 'Temporal SDK metrics unavailable');
     temporalMetrics = undefined;
-    Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging } });
+    Runtime.install({ logger: sdkLogger(log), telemetryOptions: { logging } });
   }
   const roles: Role[] = config.temporal.workerRoles;
+  // Quiet start: one line when the worker is up (its sandbox in it); a line of its own only to warn.
+  let sandboxMode: string | undefined;
   if (roles.includes('transcode')) {
     await checkFfmpeg({ ffmpegPath: config.media.ffmpegPath });
     const sandbox = await resolveSandbox(config.media.sandbox);
     const msg = `media sandbox: ${sandbox.mode}${sandbox.reason ? ` (${sandbox.reason})` : ''}`;
     if (sandbox.mode === 'none') log.warn({ sandbox: sandbox.mode, configured: config.media.sandbox }, msg);
-    else log.info({ sandbox: sandbox.mode, configured: config.media.sandbox }, msg);
+    sandboxMode = sandbox.mode;
     if (!(await detectPrlimit())) log.warn('prlimit (util-linux) not found: ffmpeg runs without CPU/memory/file-size rlimits (the wall-time bound still applies)');
   }
   const db = createDb(config.databaseUrl, config.databasePoolMax);
@@ -49,13 +52,15 @@ async function main(): Promise<void> {
   const workflowBundle = roles.includes('workflow') ? await bundleWorkflowCode({ workflowsPath, logger: quiet }) : undefined;
   const { workers, close } = await createWorkers({ config, db, storage, log }, roles, { workflowBundle });
   if (roles.includes('workflow')) await ensureAnalyticsSchedule(config, log);
-  const metrics = await serveMetrics({
+  const metrics = await workerMetrics({
     port: config.metrics.port,
     host: config.metrics.host,
+    token: config.metrics.token,
     temporalUrl: temporalMetrics && `http://${temporalMetrics}/metrics`,
     log,
   });
-  log.info({ roles, queues: [config.temporal.taskQueue, config.temporal.transcodeQueue], concurrency: config.temporal.transcodeConcurrency, metrics: metrics?.url }, 'workers started');
+  const started = `workers started (${roles.join(' + ')}${sandboxMode ? `; media sandbox: ${sandboxMode}` : ''})`;
+  log.info({ roles, sandbox: sandboxMode, queues: [config.temporal.taskQueue, config.temporal.transcodeQueue], concurrency: config.temporal.transcodeConcurrency, metrics: metrics?.url }, started);
   // Worker.run() resolves after SIGINT/SIGTERM once in-flight tasks have drained.
   await Promise.all(workers.map((w) => w.run()));
   await close();

@@ -1,9 +1,8 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Context } from '@temporalio/activity';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Logger } from '../lib/logger';
 import { activityFailures, registry, transcodeSeconds, transcodeSpeed, webhookDeliveries } from '../lib/metrics/registry';
+import { type MetricsServer, serveMetrics } from '../lib/metrics/serve';
 
 const errorType = (err: unknown) => {
   const e = err as { type?: string; name?: string };
@@ -62,33 +61,14 @@ export const activityMetrics: ActivityInterceptorsFactory = (ctx: Context) => ({
  * The worker's GET /metrics: its own registry, followed by the Temporal SDK's runtime metrics
  * when Core exports them on `temporalUrl` (one scrape target per worker process).
  */
-export async function serveMetrics(opts: { port: number; host: string; temporalUrl?: string; log: Logger }): Promise<{ url: string; close: () => Promise<void> } | undefined> {
-  const server = http.createServer(async (req, res) => {
-    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
-      res.writeHead(404).end('not found\n');
-      return;
-    }
-    try {
-      let text = await registry.metrics();
-      if (opts.temporalUrl) {
-        const core = await fetch(opts.temporalUrl).then((r) => (r.ok ? r.text() : ''), () => '');
-        text += `\n${core}`;
-      }
-      res.writeHead(200, { 'Content-Type': registry.contentType }).end(text);
-    } catch (err) {
-      opts.log.warn({ err }, 'metrics scrape failed');
-      res.writeHead(500).end();
-    }
+export function workerMetrics(opts: { port: number; host: string; token?: string; temporalUrl?: string; log: Logger }): Promise<MetricsServer | undefined> {
+  return serveMetrics({
+    ...opts,
+    async collect() {
+      const text = await registry.metrics();
+      if (!opts.temporalUrl) return text;
+      const core = await fetch(opts.temporalUrl).then((r) => (r.ok ? r.text() : ''), () => '');
+      return `${text}\n${core}`;
+    },
   });
-  // A busy port costs the metrics, never the worker.
-  const listening = await new Promise<boolean>((resolve) => {
-    server.once('error', (err) => {
-      opts.log.warn({ err, port: opts.port }, 'metrics port unavailable; this worker runs without /metrics');
-      resolve(false);
-    });
-    server.listen(opts.port, opts.host, () => resolve(true));
-  });
-  if (!listening) return undefined;
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://${opts.host}:${port}/metrics`, close: () => new Promise((r) => server.close(() => r())) };
 }

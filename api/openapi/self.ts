@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type DocContext, operation } from './operation';
 
-/** The document, its reference page and the metrics endpoint: key-less, on the base URL. */
+/** The document and its reference page: key-less, on the base URL. (Metrics have their own port: docs/operations.md.) */
 export function selfDocs(d: DocContext): void {
   const common = { tag: 'Operations', auth: false, servers: [d.config.publicBaseUrl] } as const;
   operation(d, {
@@ -19,9 +19,5 @@ export function selfDocs(d: DocContext): void {
       200: { description: 'The asset', content: { 'application/javascript': { schema: z.string() }, 'text/css': { schema: z.string() } } },
     },
     errors: [404],
-  });
-  operation(d, {
-    ...common, method: 'get', path: '/metrics', operationId: 'metrics', summary: 'Prometheus metrics of this API process (docs/operations.md)',
-    responses: { 200: { description: 'Prometheus text format', content: { 'text/plain': { schema: z.string() } } } },
   });
 }

@@ -143,6 +143,7 @@ describe('docker-compose.yml', () => {
     assert.doesNotMatch(full, /temporalio\/auto-setup/);
     assert.match(full, /image: temporalio\/server:/);
     assert.match(full, /S3_PUBLIC_ENDPOINT: http:\/\/localhost:9000/);
-    assert.match(full, /published: "?9464"?/);
+    // Metrics ports published on the host's loopback only (docker-compose v1 and v2 spellings).
+    for (const p of [9463, 9464]) assert.match(full, new RegExp(`127\\.0\\.0\\.1:${p}:${p}|host_ip: 127\\.0\\.0\\.1\\n(?:\\s+\\w+: .*\\n){0,3}\\s+published: "?${p}"?`), `metrics port ${p}`);
   });
 });

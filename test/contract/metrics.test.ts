@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import net from 'node:net';
 import request from 'supertest';
-import { spawnWorker } from '../support/child';
+import { spawnApi, spawnWorker } from '../support/child';
 import { parseVideoId } from '../../lib/ids';
 import { until, uploadFormA, waitForVideo } from '../support/flow';
 import { makeClip } from '../support/media';
@@ -35,7 +36,19 @@ const freePort = () =>
     });
   });
 
-describe('GET /metrics', function () {
+/** The port's listening sockets (/proc/net/tcp and tcp6) are all on 127.0.0.1, none on a wildcard address. */
+function assertLoopbackOnly(port: number): void {
+  const hex = port.toString(16).toUpperCase().padStart(4, '0');
+  const listeners = ['/proc/net/tcp', '/proc/net/tcp6']
+    .flatMap((f) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8').split('\n') : []))
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => f[1]?.endsWith(`:${hex}`) && f[3] === '0A')
+    .map((f) => f[1]);
+  assert.ok(listeners.length > 0, `something listens on ${port}`);
+  assert.deepEqual(listeners.filter((a) => a !== `0100007F:${hex}`), [], `only 127.0.0.1 listens on ${port}`);
+}
+
+describe('metrics (their own loopback port, never the public API)', function () {
   this.timeout(240_000);
   let s: Stack;
 
@@ -44,10 +57,38 @@ describe('GET /metrics', function () {
   });
 
   const scrape = async () => {
-    const r = await request(s.url).get('/metrics').expect(200);
-    assert.match(r.headers['content-type'], /^text\/plain/);
-    return parse(r.text);
+    const r = await fetch(s.metricsUrl);
+    assert.equal(r.status, 200);
+    assert.match(r.headers.get('content-type') ?? '', /^text\/plain/);
+    return parse(await r.text());
   };
+
+  it('the public API port does not serve /metrics (counts across every workspace), nor does its document list it', async () => {
+    // Key-less: 401 like any unknown path (it was 200 with every workspace's counts).
+    const r = await request(s.url).get('/metrics');
+    assert.ok([401, 404].includes(r.status), String(r.status));
+    assert.doesNotMatch(r.text, /vidhost_/);
+    const doc = await request(s.url).get('/openapi.json').expect(200);
+    assert.equal(doc.body.paths['/metrics'], undefined);
+  });
+
+  it('an API process serves them on API_METRICS_PORT, bound to 127.0.0.1 unless told, and behind METRICS_TOKEN when set', async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const token = 'metrics-token-0123456789';
+    const api = await spawnApi({ ...s.env, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, API_METRICS_PORT: String(metricsPort), METRICS_TOKEN: token });
+    try {
+      assert.ok([401, 404].includes((await fetch(`${api.url}/metrics`)).status));
+      const url = `http://127.0.0.1:${metricsPort}/metrics`;
+      assert.equal((await fetch(url)).status, 401);
+      assert.equal((await fetch(url, { headers: { Authorization: 'Bearer wrong-token-0123456789' } })).status, 401);
+      const ok = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
+      assert.equal(ok.status, 200);
+      assert.ok(sum(parse(await ok.text()), 'vidhost_videos') >= 0);
+      assertLoopbackOnly(metricsPort);
+    } finally {
+      await api.kill('SIGTERM');
+    }
+  });
 
   it('moves the request, upload, video and transcode metrics when a video is uploaded', async () => {
     const before = await scrape();
@@ -94,7 +135,7 @@ describe('GET /metrics', function () {
 
   it('a worker process serves its own metrics and the Temporal SDK\'s on METRICS_PORT', async () => {
     const [port, temporalPort] = [await freePort(), await freePort()];
-    const worker = spawnWorker({ ...s.env, METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1', TEMPORAL_METRICS_PORT: String(temporalPort) }, 'workflow');
+    const worker = spawnWorker({ ...s.env, METRICS_PORT: String(port), TEMPORAL_METRICS_PORT: String(temporalPort) }, 'workflow');
     try {
       let text = '';
       const deadline = Date.now() + 120_000;
@@ -106,6 +147,8 @@ describe('GET /metrics', function () {
       assert.match(text, /^# TYPE vidhost_activity_failures_total counter$/m);
       assert.match(text, /^# TYPE vidhost_webhook_delivery_attempts_total counter$/m);
       parse(text);
+      // Bound to loopback by default (METRICS_HOST), no longer 0.0.0.0.
+      assertLoopbackOnly(port);
     } finally {
       await worker.kill('SIGTERM');
     }

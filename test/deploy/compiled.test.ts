@@ -67,6 +67,7 @@ describe('compiled runtime (tsc → node, no tsx)', function () {
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       DATA_DIR: fs.mkdtempSync(path.join(root, 'test-output', 'compiled-data-')),
       METRICS_PORT: '0',
+      API_METRICS_PORT: '0',
       TEMPORAL_METRICS_PORT: '0',
       LOG_LEVEL: 'warn',
       NODE_ENV: 'test',

@@ -109,7 +109,7 @@ function pgBin(name: string): string {
   throw new Error(`${name} not found (Debian: apt-get install postgresql)`);
 }
 
-/** initdb and postgres refuse root: run them as `postgres` then (as scripts/lib.sh does). */
+/** initdb and postgres refuse root: run them as `postgres` then (as ops/postgres.ts does). */
 const asPgUser = (cmd: string, args: string[]): [string, string[]] =>
   process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
 

@@ -9,7 +9,7 @@ type Video = Awaited<ReturnType<typeof readyVideo>>;
 
 /** The count of `vidhost_http_request_duration_seconds` for GETs of the CDN route answered 200. */
 async function cdnGets(s: Stack): Promise<number> {
-  const text = (await request(s.url).get('/metrics')).text;
+  const text = await (await fetch(s.metricsUrl)).text();
   const line = text.split('\n').find((l) => l.startsWith('vidhost_http_request_duration_seconds_count{') && l.includes('method="GET"') && l.includes('route="/cdn/v/*rest"') && l.includes('status="200"'));
   return line ? Number(line.split(' ').pop()) : 0;
 }

@@ -5,6 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDb } from '../../lib/db';
 import { randomToken } from '../../lib/ids';
+import { putFile } from '../support/flow';
+import { makeClip } from '../support/media';
 import { freePort } from '../support/services';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -84,49 +86,67 @@ describe('scripts/start supervision', function () {
   const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const dbName = `vidhost_faults_start_${randomToken(4).toLowerCase().replace(/[^a-z0-9]/g, 'x')}`;
   const admin = createDb(adminUrl, 1);
+  /** One database per scripts/start run: each bootstraps its own workspace and prints its key once. */
+  const databases: string[] = [];
   let tmp: string;
 
   before(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vidhost-start-'));
-    await admin.raw(`create database ${dbName}`);
   });
   after(async () => {
-    await admin.raw(`drop database if exists ${dbName} with (force)`);
+    for (const db of databases) await admin.raw(`drop database if exists ${db} with (force)`);
     await admin.destroy();
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  async function run(signal: 'SIGINT' | 'SIGTERM', killWorker: boolean) {
-    const [port, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
+  interface Started {
+    port: number;
+    startPid: number;
+    log: () => string;
+    /** Sends `signal` to scripts/start and asserts that it exits leaving no process behind. */
+    stop(signal: 'SIGINT' | 'SIGTERM'): Promise<void>;
+    kill(): void;
+  }
+
+  async function startScript(name: string, extra: Record<string, string | undefined> = {}): Promise<Started> {
+    const [port, temporalPort, uiPort, metricsPort, sdkMetricsPort, apiMetricsPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
     const u = new URL(adminUrl);
-    u.pathname = `/${dbName}`;
-    const dataDir = path.join(tmp, signal);
-    const logFile = path.join(tmp, `${signal}.log`);
+    const db = `${dbName}_${name.toLowerCase()}`;
+    await admin.raw(`create database ${db}`);
+    databases.push(db);
+    u.pathname = `/${db}`;
+    const dataDir = path.join(tmp, name);
+    const logFile = path.join(tmp, `${name}.log`);
     const env = {
       ...process.env,
       PORT: String(port),
       TEMPORAL_PORT: String(temporalPort),
       TEMPORAL_UI_PORT: String(uiPort),
+      METRICS_PORT: String(metricsPort),
+      API_METRICS_PORT: String(apiMetricsPort),
+      TEMPORAL_METRICS_PORT: String(sdkMetricsPort),
       VH_DATA_DIR: dataDir,
       DATA_DIR: path.join(dataDir, 'app'),
       DATABASE_URL: u.toString(),
       LOG_LEVEL: 'warn',
+      ...extra,
     };
     delete (env as Record<string, unknown>).TEMPORAL_ADDRESS;
+    for (const [k, v] of Object.entries(env)) if (v === undefined) delete (env as Record<string, unknown>)[k];
     const parent = spawn('bash', ['-c', `scripts/start >"$1" 2>&1 & echo $!; wait`, 'parent', logFile], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
     const log = () => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '');
     const startPid = await new Promise<number>((resolve) => parent.stdout!.once('data', (d) => resolve(Number(String(d).trim()))));
     const parentDone = new Promise<void>((resolve) => parent.once('exit', () => resolve()));
-    try {
-      await until('the API answers /healthz', () => healthy(port), 180_000, log);
-      if (killWorker) {
-        const worker = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('workers/main.ts'));
-        assert.ok(worker, `a worker below scripts/start: ${JSON.stringify(tree(startPid))}`);
-        process.kill(-worker.pid, 'SIGKILL');
-        await until('the worker is started again', () => /worker started again/.test(log()) && tree(startPid).some((p) => p.pid === p.sid && p.cmd.includes('workers/main.ts')), 60_000, log);
-        assert.match(log(), new RegExp(`worker \\(pid ${worker.pid}\\) died after \\d+s \\(killed by SIGKILL\\); restarting in 1s`));
-        assert.ok(await healthy(port), 'the API kept running while the worker restarted');
+    const kill = () => {
+      for (const p of tree(startPid)) {
+        try {
+          process.kill(p.pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
       }
+    };
+    const stop = async (signal: 'SIGINT' | 'SIGTERM') => {
       const before = tree(startPid);
       assert.ok(before.some((p) => p.cmd.includes('api/server.ts')), 'the API runs below scripts/start');
       assert.ok(before.some((p) => p.cmd.includes('start-dev')), 'the Temporal dev server runs below scripts/start');
@@ -137,14 +157,31 @@ describe('scripts/start supervision', function () {
       const left = [...before.filter((p) => alive(p.pid)), ...allProcs().filter((p) => sids.has(p.sid) && p.state !== 'Z')];
       assert.deepEqual(left, [], `processes left behind after ${signal}`);
       assert.match(log(), new RegExp(`received ${signal}, shutting down`));
-    } finally {
-      for (const p of tree(startPid)) {
-        try {
-          process.kill(p.pid, 'SIGKILL');
-        } catch {
-          /* gone */
-        }
+    };
+    try {
+      await until('the API answers /healthz', () => healthy(port), 180_000, log);
+    } catch (err) {
+      kill();
+      throw err;
+    }
+    return { port, startPid, log, stop, kill };
+  }
+
+  async function run(signal: 'SIGINT' | 'SIGTERM', killWorker: boolean) {
+    const s = await startScript(signal);
+    const { port, startPid, log } = s;
+    try {
+      if (killWorker) {
+        const worker = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('workers/main.ts'));
+        assert.ok(worker, `a worker below scripts/start: ${JSON.stringify(tree(startPid))}`);
+        process.kill(-worker.pid, 'SIGKILL');
+        await until('the worker is started again', () => /worker started again/.test(log()) && tree(startPid).some((p) => p.pid === p.sid && p.cmd.includes('workers/main.ts')), 60_000, log);
+        assert.match(log(), new RegExp(`worker \\(pid ${worker.pid}\\) died after \\d+s \\(killed by SIGKILL\\); restarting in 1s`));
+        assert.ok(await healthy(port), 'the API kept running while the worker restarted');
       }
+      await s.stop(signal);
+    } finally {
+      s.kill();
     }
   }
 
@@ -154,5 +191,75 @@ describe('scripts/start supervision', function () {
 
   it('SIGTERM from a non-interactive parent stops every process', async () => {
     await run('SIGTERM', false);
+  });
+
+  it('SIGKILL of its Temporal dev server: restarted on the same SQLite file, the API keeps answering reads, in-flight uploads reach ready', async () => {
+    const s = await startScript('temporal');
+    const { port, startPid, log } = s;
+    try {
+      const key = /full-access API key \(shown once\): (vhk_\S+)/.exec(log())?.[1];
+      assert.ok(key, `scripts/start printed the bootstrap key:\n${log()}`);
+      const api = (method: string, p: string, body?: unknown) =>
+        fetch(`http://127.0.0.1:${port}${p}`, { method, headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const clip = await makeClip({ width: 320, height: 180, seconds: 6 });
+      const upload = async (complete: boolean) => {
+        const init = await api('POST', '/v1/upload/init', { filename: 'a.mp4', size: fs.statSync(clip).size, content_type: 'video/mp4' });
+        const body = await init.json();
+        assert.equal(init.status, 201, JSON.stringify(body));
+        const put = await putFile(body.upload_url, clip, 'video/mp4', body.upload_headers);
+        assert.equal(put.status, 200, await put.text());
+        if (complete) assert.equal((await api('POST', '/v1/upload/complete', { video_id: body.video_id })).status, 202);
+        return body.video_id as string;
+      };
+      const inFlight = await upload(true);
+      const late = await upload(false);
+
+      const dev = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('start-dev'));
+      assert.ok(dev, `a Temporal dev server below scripts/start: ${JSON.stringify(tree(startPid))}`);
+      const apiPid = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('api/server.ts'))?.pid;
+      process.kill(dev.pid, 'SIGKILL');
+      // Reads come from Postgres while Temporal is away.
+      for (const id of [inFlight, late]) assert.equal((await api('GET', `/v1/videos/${id}`)).status, 200);
+      assert.equal((await api('GET', '/v1/videos?limit=10')).status, 200);
+      // Completing needs Temporal: 503 while it restarts, then accepted.
+      await until('the late upload is completed', async () => (await api('POST', '/v1/upload/complete', { video_id: late })).status === 202, 120_000, log);
+      await until('the Temporal dev server is started again', () => /Temporal dev server started again/.test(log()) && tree(startPid).some((p) => p.pid === p.sid && p.cmd.includes('start-dev') && p.pid !== dev.pid), 60_000, log);
+      assert.match(log(), new RegExp(`Temporal dev server \\(pid ${dev.pid}\\) died after \\d+s \\(killed by SIGKILL\\); restarting in 1s`));
+      for (const id of [inFlight, late]) {
+        await until(`video ${id} reaches ready`, async () => ((await (await api('GET', `/v1/videos/${id}`)).json()) as { status: string }).status === 'ready', 180_000, log);
+      }
+      assert.ok(alive(startPid), 'scripts/start kept running');
+      assert.equal(tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('api/server.ts'))?.pid, apiPid, 'the API was never restarted');
+      assert.ok(fs.existsSync(path.join(tmp, 'temporal', 'temporal.sqlite')), 'the dev server keeps its SQLite file in the data dir');
+      // Quiet start: the transcode queue's worker registers no workflows on purpose; the SDK must not warn about it.
+      assert.doesNotMatch(log(), /No workflows registered/);
+      await s.stop('SIGTERM');
+    } finally {
+      s.kill();
+    }
+  });
+
+  it('SIGKILL of the Postgres cluster it created: restarted on the same data directory, the API answers again, SIGTERM stops it too', async () => {
+    const s = await startScript('postgres', { DATABASE_URL: undefined, VH_PG_CLUSTER: '1', VH_PG_PORT: String(await freePort()) });
+    const { port, startPid, log } = s;
+    try {
+      const key = /full-access API key \(shown once\): (vhk_\S+)/.exec(log())?.[1];
+      assert.ok(key, `scripts/start printed the bootstrap key:\n${log()}`);
+      const list = () => fetch(`http://127.0.0.1:${port}/v1/videos`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.status);
+      assert.equal(await list(), 200);
+      const pg = tree(startPid).find((p) => p.pid === p.sid && /\bpostgres\b/.test(p.cmd) && p.cmd.includes('listen_addresses'));
+      assert.ok(pg, `a postgres below scripts/start: ${JSON.stringify(tree(startPid))}`);
+      const apiPid = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('api/server.ts'))?.pid;
+      process.kill(pg.pid, 'SIGKILL');
+      await until('PostgreSQL is started again', () => /PostgreSQL started again/.test(log()), 90_000, log);
+      assert.match(log(), new RegExp(`PostgreSQL \\(pid ${pg.pid}\\) died after \\d+s \\(killed by SIGKILL\\)`));
+      await until('the API reads again', async () => (await list()) === 200, 60_000, log);
+      assert.equal(tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('api/server.ts'))?.pid, apiPid, 'the API was never restarted');
+      const pgNow = tree(startPid).filter((p) => /\bpostgres\b/.test(p.cmd));
+      await s.stop('SIGTERM');
+      assert.deepEqual(pgNow.filter((p) => alive(p.pid)), [], 'PostgreSQL stopped with scripts/start');
+    } finally {
+      s.kill();
+    }
   });
 });

@@ -7,6 +7,8 @@ import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import request from 'supertest';
 import { type App, createApp } from '../../api/app';
+import { apiMetricsText } from '../../api/metrics/collect';
+import { serveMetrics } from '../../lib/metrics/serve';
 import { loadConfig, type Config } from '../../lib/config';
 import { createDb, type Db } from '../../lib/db';
 import { randomToken } from '../../lib/ids';
@@ -32,6 +34,8 @@ export interface Workspace {
 
 export interface Stack {
   url: string;
+  /** The API's Prometheus endpoint: its own loopback port, as in production (API_METRICS_PORT). */
+  metricsUrl: string;
   config: Config;
   env: Record<string, string>;
   app: App;
@@ -114,6 +118,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const temporal = new Client({ connection: temporalTest.connection, namespace: config.temporal.namespace });
   const app = createApp({ config, db, storage, temporal, log });
   server.on('request', app.callback());
+  const metrics = (await serveMetrics({ port: 0, host: '127.0.0.1', log, collect: () => apiMetricsText({ db, config }) }))!;
 
   const roles = opts.workers ?? ['workflow', 'transcode'];
   const w = roles.length
@@ -144,6 +149,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     await w?.close();
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
+    await metrics.close();
     await app.close();
     await db.destroy();
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -152,6 +158,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
   return {
     url: `http://127.0.0.1:${port}`,
+    metricsUrl: metrics.url,
     config,
     env,
     app,

@@ -1,0 +1,152 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { die, say, warn } from './log';
+import { isExecutable, run, sleep, tail, which } from './proc';
+
+/**
+ * Pinned Go-built tools (Temporal CLI, versitygw): an explicit *_PATH, else the cached build in
+ * <tools>/bin (with its version in <tools>/versions/<name>), else a pinned one on PATH, else
+ * `go install module/cmd@version` once. Changing a pinned version rebuilds on the next run.
+ */
+
+export interface GoTool {
+  name: string;
+  title: string;
+  module: string;
+  pkg: string;
+  version: string;
+  /** Environment variable naming a binary to use as is. */
+  pathVar: string;
+}
+
+export const temporalCli = (version = 'v1.5.1'): GoTool => ({ name: 'temporal', title: 'Temporal CLI', module: 'github.com/temporalio/cli', pkg: 'github.com/temporalio/cli/cmd/temporal', version, pathVar: 'TEMPORAL_CLI_PATH' });
+export const versitygw = (version = 'v1.7.0'): GoTool => ({ name: 'versitygw', title: 'versitygw', module: 'github.com/versity/versitygw', pkg: 'github.com/versity/versitygw/cmd/versitygw', version, pathVar: 'VERSITYGW_PATH' });
+
+export function findGo(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return which('go', env.PATH) ?? ['/usr/local/go/bin/go', path.join(env.HOME ?? '', 'go/bin/go')].find(isExecutable);
+}
+
+/** `go version -m` output → the version of `module` built into the binary. */
+export function moduleVersion(goVersionM: string, module: string): string | undefined {
+  for (const line of goVersionM.split('\n')) {
+    const f = line.trim().split(/\s+/);
+    if (f[0] === 'mod' && f[1] === module) return f[2];
+  }
+  return undefined;
+}
+
+async function binVersion(bin: string, module: string): Promise<string | undefined> {
+  const go = findGo();
+  if (!go) return undefined;
+  const r = await run(go, ['version', '-m', bin], { timeoutMs: 30_000 });
+  return r.code === 0 ? moduleVersion(r.stdout, module) : undefined;
+}
+
+/** True when <tools>/bin/<name> is the pinned version (recording the marker for a binary copied in by hand). */
+export async function cached(tool: GoTool, toolsDir: string): Promise<boolean> {
+  const bin = path.join(toolsDir, 'bin', tool.name);
+  const marker = path.join(toolsDir, 'versions', tool.name);
+  if (!isExecutable(bin)) return false;
+  if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8').trim() === tool.version) return true;
+  if ((await binVersion(bin, tool.module)) !== tool.version) return false;
+  fs.writeFileSync(marker, `${tool.version}\n`);
+  return true;
+}
+
+/**
+ * A lock directory (mkdir is atomic) holding the owner's pid: concurrent scripts/start and
+ * scripts/test build a tool once; a lock whose owner died is taken over.
+ */
+export async function withLock<T>(lockDir: string, onWait: () => void, fn: () => Promise<T>): Promise<T> {
+  let waited = false;
+  for (;;) {
+    try {
+      fs.mkdirSync(lockDir);
+      fs.writeFileSync(path.join(lockDir, 'pid'), String(process.pid));
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const owner = lockOwner(lockDir);
+      if (owner && !pidAlive(owner)) {
+        fs.rmSync(lockDir, { recursive: true, force: true });
+        continue;
+      }
+      if (!waited) onWait();
+      waited = true;
+      await sleep(500);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    fs.rmSync(lockDir, { recursive: true, force: true });
+  }
+}
+
+function lockOwner(lockDir: string): number {
+  try {
+    return Number(fs.readFileSync(path.join(lockDir, 'pid'), 'utf8')) || 0;
+  } catch {
+    return 0; // being created or removed: look again
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function build(tool: GoTool, toolsDir: string): Promise<void> {
+  const go = findGo();
+  if (!go) {
+    die(`${tool.title} ${tool.version} is needed but the Go toolchain was not found.
+  Install Go 1.24 or newer (https://go.dev/dl/, unpacked to /usr/local/go; or apt-get install golang-go if your distro's is new enough),
+  or install a prebuilt ${tool.name} and put it on PATH (or point ${tool.pathVar} at it).`);
+  }
+  await withLock(path.join(toolsDir, `.${tool.name}.lock`), () => say(`waiting for another build of ${tool.name} to finish...`), async () => {
+    if (await cached(tool, toolsDir)) return;
+    const log = path.join(toolsDir, 'logs', `${tool.name}.log`);
+    const goVersion = (await run(go, ['env', 'GOVERSION'])).stdout.trim();
+    say(`building ${tool.title} ${tool.version} (first run only, a few minutes; ${goVersion}, log: ${log})...`);
+    const tmp = fs.mkdtempSync(path.join(toolsDir, `.build-${tool.name}.`));
+    const t0 = Date.now();
+    fs.writeFileSync(log, '');
+    const r = await run(go, ['install', `${tool.pkg}@${tool.version}`], { env: { ...process.env, GOBIN: tmp, GOFLAGS: '-buildvcs=false' }, logFile: log });
+    const built = path.join(tmp, tool.name);
+    if (r.code !== 0 || !isExecutable(built)) {
+      fs.rmSync(tmp, { recursive: true, force: true });
+      die(`${tail(log)}\nbuilding ${tool.title} ${tool.version} failed (exit ${r.code}); full log: ${log}`);
+    }
+    fs.renameSync(built, path.join(toolsDir, 'bin', tool.name));
+    fs.rmSync(tmp, { recursive: true, force: true });
+    fs.writeFileSync(path.join(toolsDir, 'versions', tool.name), `${tool.version}\n`);
+    say(`built ${tool.title} ${tool.version} in ${Math.round((Date.now() - t0) / 1000)}s -> ${path.join(toolsDir, 'bin', tool.name)}`);
+  });
+}
+
+/** The binary to use for a pinned tool, building it when needed. */
+export async function ensureGoTool(tool: GoTool, toolsDir: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const preset = env[tool.pathVar];
+  if (preset) {
+    if (!isExecutable(preset)) die(`${tool.pathVar}=${preset} is not an executable file`);
+    return preset;
+  }
+  const bin = path.join(toolsDir, 'bin', tool.name);
+  if (await cached(tool, toolsDir)) return bin;
+  const onPath = which(tool.name, env.PATH);
+  if (onPath) {
+    const v = await binVersion(onPath, tool.module);
+    if (v === tool.version) return onPath;
+    if (v === undefined && (await run(onPath, ['--version'])).stdout.includes(tool.version.replace(/^v/, ''))) return onPath;
+    if (!findGo()) {
+      warn(`${tool.name} on PATH (${onPath}) is not the pinned ${tool.version} and Go isn't available to build it; using it anyway`);
+      return onPath;
+    }
+  }
+  await build(tool, toolsDir);
+  return bin;
+}

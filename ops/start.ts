@@ -1,0 +1,128 @@
+import path from 'node:path';
+import { ensureBwrap, ensureFfmpeg } from './apt';
+import { ensureGoTool, temporalCli } from './go-tools';
+import { ProvisionError, say, warn } from './log';
+import { dirs } from './paths';
+import { killRunning, portOpen, run, sleep, spawnChild } from './proc';
+import { resolvePostgres } from './postgres';
+import { ensureSecrets } from './secrets';
+import { Supervisor } from './supervisor';
+import { checkTemporal, devServer, planTemporal } from './temporal';
+
+/**
+ * scripts/start: provision (ffmpeg, bubblewrap, Postgres, the pinned Temporal CLI), migrate,
+ * bootstrap, build the dashboard, then run Postgres (when the cluster is ours), the Temporal dev
+ * server (unless TEMPORAL_ADDRESS names one), the worker and the API under one Supervisor.
+ * SIGINT, SIGTERM or SIGHUP stops every child it started.
+ */
+
+async function main(sup: Supervisor, signalled: () => boolean): Promise<number> {
+  const env = process.env;
+  const d = dirs(env);
+  const t0 = Date.now();
+  const port = Number(env.PORT || 3000);
+  await ensureFfmpeg(d.data);
+  await ensureBwrap(d.data);
+  const pg = await resolvePostgres('vidhost', d.data, env);
+  if (pg.cluster && env.VH_KEEP_PG) {
+    await pg.cluster.start(); // left running on exit (VH_KEEP_PG)
+    say('PostgreSQL will be left running on exit (VH_KEEP_PG set)');
+  } else if (pg.cluster) {
+    await sup.add(pg.cluster);
+  }
+  const cli = await ensureGoTool(temporalCli(env.VH_TEMPORAL_CLI_VERSION), d.tools, env);
+  // Decided once, from the environment we were given: the address exported below never feeds back.
+  const temporal = await planTemporal(env);
+  if (temporal.kind === 'dev') await sup.add(devServer(cli, temporal, d.data));
+  else await checkTemporal(cli, temporal);
+  const secrets = ensureSecrets(path.join(d.data, 'secrets.env'));
+  const childEnv: NodeJS.ProcessEnv = {
+    ...secrets,
+    ...env,
+    PORT: String(port),
+    // The app keeps local-driver storage etc. under DATA_DIR; share our data dir unless told otherwise.
+    DATA_DIR: env.DATA_DIR || d.data,
+    DATABASE_URL: pg.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_CLI_PATH: cli,
+  };
+  if (await portOpen('127.0.0.1', port)) throw new ProvisionError(`port ${port} is already in use (another scripts/start?); stop it or run with PORT=<free port>`);
+
+  const tsx = (script: string, ...args: string[]) => run(process.execPath, ['--import', 'tsx', script, ...args], { env: childEnv, cwd: d.root, inherit: true });
+  for (const [what, script, ...args] of [
+    ['running database migrations', 'bin/migrate.ts'],
+    ['bootstrapping the default workspace', 'bin/admin.ts', 'bootstrap'],
+    ['building the dashboard (skipped when its sources are unchanged)', 'bin/build-dashboard.ts'],
+  ]) {
+    if (signalled()) return 130;
+    say(what);
+    const r = await tsx(script, ...args);
+    if (r.code !== 0) throw new ProvisionError(`${script} failed (${r.code ?? r.signal})`);
+  }
+  say(`provisioned in ${Math.round((Date.now() - t0) / 1000)}s`);
+
+  const node = (name: string, script: string) => ({
+    name,
+    start: async () => spawnChild(process.execPath, ['--import', 'tsx', script], { env: childEnv, cwd: d.root }),
+  });
+  await sup.add(node('worker', 'workers/main.ts'));
+  await sup.add(node('API', 'api/server.ts'));
+
+  const deadline = Date.now() + 60_000;
+  while (!sup.stopping && !(await portOpen('127.0.0.1', port, 500))) {
+    if (Date.now() > deadline) {
+      warn(`the API isn't listening on port ${port} after 60s; still waiting on it`);
+      break;
+    }
+    await sleep(250);
+  }
+  if (!sup.stopping) {
+    const api = `http://localhost:${port}`;
+    process.stderr.write(`
+  vidhost is running (ready in ${Math.round((Date.now() - t0) / 1000)}s)
+    API:          ${api}
+    Player:       ${api}/player/embed/<video_id>
+    Dashboard:    ${api}/dashboard  (first run: sign in with admin@localhost and the password
+                  printed above; else npm run admin -- account create <email> --workspace <ws_id>)
+    Temporal UI:  ${temporal.kind === 'external' ? `see ${temporal.address}` : temporal.uiUrl}
+    Database:     ${pg.url}
+    Data dir:     ${d.data}
+  Press Ctrl-C to stop.
+
+`);
+  }
+  await sup.done;
+  return 0;
+}
+
+// A closed terminal (SIGHUP) makes writes fail with EIO: that must not cut the shutdown short.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+
+const sup = new Supervisor({
+  healthyRunMs: Number(process.env.VH_RESTART_HEALTHY_SECONDS || 30) * 1000,
+  maxBackoffMs: Number(process.env.VH_RESTART_MAX_BACKOFF_SECONDS || 30) * 1000,
+});
+let signal: string | undefined;
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(sig, () => {
+    if (signal) return;
+    signal = sig;
+    process.stderr.write('\n');
+    say(`received ${sig}, shutting down`);
+    killRunning();
+    void sup.stop();
+  });
+}
+
+main(sup, () => !!signal).then(
+  async (code) => {
+    await sup.stop();
+    say('stopped');
+    process.exit(signal && code !== 0 ? 130 : code);
+  },
+  async (err: Error) => {
+    if (!signal) process.stderr.write(`error: ${err instanceof ProvisionError ? err.message : (err.stack ?? err.message)}\n`);
+    await sup.stop();
+    process.exit(signal ? 130 : 1);
+  },
+);
