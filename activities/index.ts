@@ -1,4 +1,5 @@
 import { analyticsActivities } from './analytics/rollup';
+import { audioActivities } from './audio';
 import type { ActivityDeps } from './deps';
 import { eventActivities } from './events';
 import { fileActivities } from './files';
@@ -6,6 +7,8 @@ import { importActivities } from './import';
 import { ladderActivities } from './ladder';
 import { mediaActivities } from './media';
 import { outputActivities } from './outputs';
+import { qualityActivities } from './quality';
+import { codecActivities } from './codecs';
 import { stateActivities } from './state';
 import { webhookActivities } from './webhooks';
 
@@ -23,6 +26,9 @@ export function createActivities(deps: ActivityDeps) {
     ...webhookActivities(deps),
     ...outputActivities(deps),
     ...analyticsActivities(deps),
+    ...qualityActivities(deps),
+    ...codecActivities(deps),
+    ...audioActivities(deps),
   };
 }
 

@@ -50,7 +50,7 @@ function heartbeating<T>(fn: (progress: (pct: number) => void) => Promise<T>): P
   }).finally(() => clearInterval(beat));
 }
 
-export function ladderActivities({ config, storage, temporal, log }: ActivityDeps) {
+export function ladderActivities({ config, db, storage, temporal, log }: ActivityDeps) {
   // Every ffmpeg/ffprobe on user media goes through the media policy: allow-lists, sandbox, bounds.
   const media = createMediaTools(config.media);
   const segmentSeconds = config.media.segmentSeconds;
@@ -66,6 +66,22 @@ export function ladderActivities({ config, storage, temporal, log }: ActivityDep
     return files;
   }
 
+  /** Sizes of a playlist's segments in storage, a few HEADs at a time. */
+  async function segmentSizes(prefix: string, segments: ReadonlyArray<{ seconds: number; uri: string }>): Promise<Array<{ seconds: number; bytes: number }>> {
+    const out: Array<{ seconds: number; bytes: number }> = new Array(segments.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < segments.length) {
+        const i = next++;
+        const head = await storage.head(prefix + segments[i].uri);
+        if (!head) throw new Error(`missing ${prefix + segments[i].uri}`);
+        out[i] = { seconds: segments[i].seconds, bytes: head.size };
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(8, segments.length) }, worker));
+    return out;
+  }
+
   async function readText(key: string): Promise<string> {
     const obj = await storage.get(key);
     if (!obj) throw new Error(`missing ${key}`);
@@ -76,15 +92,20 @@ export function ladderActivities({ config, storage, temporal, log }: ActivityDep
 
   return {
     /** Probe, keyframe scan, passthrough eligibility and the chunk plan, from config. */
-    async planTranscode(p: { storageKey: string }) {
+    async planTranscode(p: { storageKey: string; /** SPEC §19 (audio-v1): audio-only sources are accepted, and the passthrough is video only. */ audioRenditions?: boolean }) {
       try {
         const signal = Context.current().cancellationSignal;
-        const input = await media.open(await storage.mediaSource(p.storageKey), signal);
+        const input = await media.open(await storage.mediaSource(p.storageKey), signal, { allowAudioOnly: p.audioRenditions });
         const info = input.info;
         const head = await storage.head(p.storageKey);
+        if (!info.hasVideo) {
+          const none: Eligibility = { eligible: false, reason: 'audio only' };
+          return { info: { ...info, sizeBytes: head?.size ?? info.sizeBytes }, passthrough: none, chunks: [{ index: 0, start: 0, end: null }] };
+        }
         const keyframes = parseKeyframes(await media.ffprobe(keyframeScanArgs(input.path, input.inputArgs), input, signal));
+        const audio = p.audioRenditions ? null : info.streams.audio;
         const passthrough: Eligibility = config.media.passthrough
-          ? passthroughEligibility({ ...info, ...info.streams, keyframes }, segmentSeconds)
+          ? passthroughEligibility({ ...info, ...info.streams, audio, keyframes }, segmentSeconds)
           : { eligible: false, reason: 'disabled (TRANSCODE_PASSTHROUGH=false)' };
         const chunks = planChunks({
           keyframes,
@@ -99,7 +120,18 @@ export function ladderActivities({ config, storage, temporal, log }: ActivityDep
     },
 
     /** The source copied (no re-encode) into `hls/source/`; returns its master playlist entry. */
-    async remuxPassthrough(p: { workspaceId: string; videoId: string; storageKey: string; hasAudio: boolean; width: number; height: number; codecs: string }): Promise<PlaylistRung> {
+    async remuxPassthrough(p: {
+      workspaceId: string;
+      videoId: string;
+      storageKey: string;
+      hasAudio: boolean;
+      width: number;
+      height: number;
+      codecs: string;
+      /** The top rung's name when the source IS that rung (SPEC §21); else the `source` folder. */
+      name?: string;
+    }): Promise<PlaylistRung> {
+      const name = p.name ?? PASSTHROUGH_NAME;
       return heartbeating(() =>
         withTempDir(async (dir) => {
           const signal = Context.current().cancellationSignal;
@@ -113,9 +145,10 @@ export function ladderActivities({ config, storage, temporal, log }: ActivityDep
           const segments = parseMediaPlaylist(await fs.readFile(path.join(dir, 'index.m3u8'), 'utf8'));
           const sizes = await Promise.all(segments.map(async (s) => ({ seconds: s.seconds, bytes: (await fs.stat(path.join(dir, s.uri))).size })));
           const bw = measuredBandwidth(sizes);
-          await uploadDir(dir, keys.rendition(p.workspaceId, p.videoId, PASSTHROUGH_NAME));
+          await uploadDir(dir, keys.rendition(p.workspaceId, p.videoId, name));
+          if (name !== PASSTHROUGH_NAME) await db('renditions').where({ video_id: p.videoId, name }).update({ bitrate: bw.average, peak_bitrate: bw.peak });
           // Measured, so BANDWIDTH is the true peak including audio (audioBitrate 0 adds nothing).
-          return { name: PASSTHROUGH_NAME, width: p.width, height: p.height, videoBitrate: bw.average, maxrate: bw.peak, bufsize: 0, audioBitrate: 0, codecs: p.codecs };
+          return { name, width: p.width, height: p.height, videoBitrate: bw.average, maxrate: bw.peak, bufsize: 0, audioBitrate: 0, codecs: p.codecs };
         }),
       );
     },
@@ -151,7 +184,7 @@ export function ladderActivities({ config, storage, temporal, log }: ActivityDep
           } catch (err) {
             throw toFailure(err);
           }
-          const args = chunkLadderArgs({ input: input.path, inputArgs: input.inputArgs, outputRoot: dir, rungs: p.rungs, chunk: p.chunk, hasAudio: p.hasAudio, segmentSeconds, fps: p.fps, preset: config.media.x264Preset });
+          const args = chunkLadderArgs({ input: input.path, inputArgs: input.inputArgs, outputRoot: dir, rungs: p.rungs, chunk: p.chunk, hasAudio: p.hasAudio, segmentSeconds, fps: p.fps, preset: config.media.x264Preset, rateControl: config.media.rateControl });
           const onProgress = (pct: number) => {
             beat(pct);
             const now = Date.now();
@@ -177,13 +210,21 @@ export function ladderActivities({ config, storage, temporal, log }: ActivityDep
       );
     },
 
-    /** Each rung's `index.m3u8` from its chunk playlists, in order. */
+    /**
+     * Each rung's `index.m3u8` from its chunk playlists, in order; then its real bitrate, from the
+     * segments' sizes and durations, recorded on the rendition's row (the master playlist's
+     * BANDWIDTH and AVERAGE-BANDWIDTH come from there: SPEC §21).
+     */
     async stitchRenditions(p: { workspaceId: string; videoId: string; rungs: string[]; chunks: number }): Promise<void> {
       for (const name of p.rungs) {
         const prefix = keys.rendition(p.workspaceId, p.videoId, name);
         const texts: string[] = [];
         for (let i = 0; i < p.chunks; i++) texts.push(await readText(prefix + chunkPlaylistName(i)));
-        await storage.put(prefix + 'index.m3u8', stitchPlaylists(texts), { contentType: PLAYLIST_TYPE });
+        const text = stitchPlaylists(texts);
+        await storage.put(prefix + 'index.m3u8', text, { contentType: PLAYLIST_TYPE });
+        const bw = measuredBandwidth(await segmentSizes(prefix, parseMediaPlaylist(text)));
+        await db('renditions').where({ video_id: p.videoId, name }).update({ bitrate: bw.average, peak_bitrate: bw.peak });
+        Context.current().heartbeat({ stitched: name });
       }
     },
   };

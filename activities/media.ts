@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { classifyFfmpegError, createMediaTools, FfmpegError, isRefusedInput, masterPlaylist, MediaError, type PlaylistRung, REFUSED_INPUT_MESSAGE, thumbnailArgs, thumbnailTime, transcodeArgs } from '../lib/media';
+import { classifyFfmpegError, codecsFor, createMediaTools, FfmpegError, honestRung, isRefusedInput, masterPlaylist, MediaError, type PlaylistRung, REFUSED_INPUT_MESSAGE, thumbnailArgs, thumbnailTime, transcodeArgs } from '../lib/media';
 import type { Rung } from '../lib/media/ladder';
 import { withMasterLock, writeMaster } from '../lib/outputs/publish';
 import { PASSTHROUGH_RENDITION } from '../lib/outputs/passthrough';
@@ -115,6 +115,7 @@ export function mediaActivities({ config, db, storage, temporal, log }: Activity
             hasAudio: p.hasAudio,
             fps: p.fps,
             preset: config.media.x264Preset,
+            rateControl: config.media.rateControl,
             segmentSeconds: config.media.segmentSeconds,
           });
           try {
@@ -137,8 +138,33 @@ export function mediaActivities({ config, db, storage, temporal, log }: Activity
     },
 
     /** Rewrites the master playlist with the rungs published so far (idempotent). */
-    async publishMaster(p: { workspaceId: string; videoId: string; rungs: Rung[]; /** e.g. the passthrough, with measured bandwidth and codecs */ extra?: PlaylistRung[] }): Promise<void> {
-      const text = masterPlaylist([...p.rungs, ...(p.extra ?? [])], (r) => `${r.name}/index.m3u8`);
+    async publishMaster(p: {
+      workspaceId: string;
+      videoId: string;
+      rungs: Rung[];
+      /** e.g. the passthrough, with measured bandwidth and codecs */
+      extra?: PlaylistRung[];
+      /** SPEC §19 layout: the rungs carry no audio; lib/outputs/audio.ts adds the AUDIO group and AAC to CODECS. */
+      videoOnly?: boolean;
+    }): Promise<void> {
+      // Honest BANDWIDTH/AVERAGE-BANDWIDTH (SPEC §21): each rung as measured when it was stitched.
+      const measured = new Map<string, { peak: number; average: number }>();
+      if (p.rungs.length) {
+        const rows: Array<{ name: string; bitrate: number; peak_bitrate: number | null }> = await db('renditions')
+          .where({ video_id: p.videoId })
+          .whereIn('name', p.rungs.map((r) => r.name))
+          .whereNotNull('peak_bitrate')
+          .select('name', 'bitrate', 'peak_bitrate');
+        for (const r of rows) measured.set(r.name, { peak: r.peak_bitrate!, average: r.bitrate });
+      }
+      // A measured video-only rung plays with the AUDIO group's stereo rendition beside it, whose
+      // bitrate its BANDWIDTH must include (RFC 8216 §4.3.4.2); a muxed rung's measure already does.
+      const rungs = p.rungs.map((r) => {
+        const honest = honestRung(r, measured.get(r.name), p.videoOnly ? { hasAudio: false } : {});
+        return p.videoOnly && honest !== r ? { ...honest, audioBitrate: r.audioBitrate } : honest;
+      });
+      const all: PlaylistRung[] = [...rungs, ...(p.extra ?? [])];
+      const text = masterPlaylist(p.videoOnly ? all.map((r) => ({ ...r, codecs: r.codecs ?? codecsFor(r, { hasAudio: false }) })) : all, (r) => `${r.name}/index.m3u8`);
       // With the video's captions (SPEC §14), under the lock the caption routes also take.
       // The passthrough's entry goes with the master that lists it (issue 22): reads show it as the
       // rendition the video plays from, and on-demand images render from it until the ladder lands.

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { analyticsRoutes } from './analytics/routes';
 import { beaconRoutes } from './analytics/beacons';
 import { sdkRoutes } from './analytics/sdk';
+import { audioTrackRoutes } from './audio/routes';
 import { captionRoutes } from './captions/routes';
 import { cdnRoutes } from './cdn/routes';
 import { dashboardRoutes } from './dashboard/routes';
@@ -34,7 +35,7 @@ export function publicRouter(deps: Deps): Router {
 /** Everything behind an API key. One resource, one folder. */
 export function apiRouter(deps: Deps): Router {
   const r = new Router();
-  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes, analyticsRoutes]) mount(r, deps);
+  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes, audioTrackRoutes, analyticsRoutes]) mount(r, deps);
   return r;
 }
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { MediaLimits } from './media/limits';
 import type { MediaPolicy } from './media/tools';
+import type { RateControl } from './media/args';
 import { parseTrustedProxies } from './net/proxies';
 import type { RenderLimits } from './outputs/renderQueue';
 
@@ -128,6 +129,11 @@ const schema = z.object({
   TRANSCODE_PASSTHROUGH: bool.default(true),
   TRANSCODE_CHUNK_THRESHOLD_SECONDS: z.coerce.number().min(1).default(120),
   TRANSCODE_CHUNK_SECONDS: z.coerce.number().min(1).default(30),
+  // encoding efficiency (issue 28, SPEC §21): capped CRF, quality floor (docs/transcoding.md)
+  TRANSCODE_RATE_CONTROL: z.enum(['crf', 'abr']).default('crf'),
+  TRANSCODE_CRF: z.coerce.number().int().min(0).max(51).default(23),
+  /** SSIM (dB) under which a rendition is reported as below the quality floor. */
+  QUALITY_FLOOR_SSIM_DB: z.coerce.number().min(0).max(100).default(12),
   // dashboard room: sessions and sign-in throttling
   SESSION_TTL_HOURS: z.coerce.number().min(1).default(168),
   LOGIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
@@ -238,6 +244,8 @@ export interface Config {
     passthrough: boolean;
     chunkThresholdSeconds: number;
     chunkSeconds: number;
+    rateControl: RateControl;
+    qualityFloorSsimDb: number;
   };
   // dashboard room
   dashboard: { sessionTtlSeconds: number; maxFailuresPerAccount: number; maxFailuresPerIp: number; maxFailuresPerEmail: number; failureWindowSeconds: number };
@@ -382,6 +390,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       passthrough: e.TRANSCODE_PASSTHROUGH,
       chunkThresholdSeconds: e.TRANSCODE_CHUNK_THRESHOLD_SECONDS,
       chunkSeconds: e.TRANSCODE_CHUNK_SECONDS,
+      rateControl: e.TRANSCODE_RATE_CONTROL === 'abr' ? { mode: 'abr' } : { mode: 'crf', crf: e.TRANSCODE_CRF },
+      qualityFloorSsimDb: e.QUALITY_FLOOR_SSIM_DB,
     },
     // dashboard room
     dashboard: {

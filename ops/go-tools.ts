@@ -20,6 +20,7 @@ export interface GoTool {
 }
 
 export const temporalCli = (version = 'v1.5.1'): GoTool => ({ name: 'temporal', title: 'Temporal CLI', module: 'github.com/temporalio/cli', pkg: 'github.com/temporalio/cli/cmd/temporal', version, pathVar: 'TEMPORAL_CLI_PATH' });
+export const helm = (version = 'v3.22.0'): GoTool => ({ name: 'helm', title: 'helm', module: 'helm.sh/helm/v3', pkg: 'helm.sh/helm/v3/cmd/helm', version, pathVar: 'HELM_PATH' });
 export const versitygw = (version = 'v1.7.0'): GoTool => ({ name: 'versitygw', title: 'versitygw', module: 'github.com/versity/versitygw', pkg: 'github.com/versity/versitygw/cmd/versitygw', version, pathVar: 'VERSITYGW_PATH' });
 
 export function findGo(env: NodeJS.ProcessEnv = process.env): string | undefined {

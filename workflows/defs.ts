@@ -36,6 +36,8 @@ export interface VideoWorkflowInput {
   transcodeQueue: string;
   /** SPEC §14: the ladder stops at this rung (absent in histories recorded before outputs-v1). */
   maxResolution?: MaxResolution;
+  /** SPEC §21: extra codecs (HEVC, AV1) as CMAF renditions next to the H.264 ladder (absent before encoding-codecs-v1). */
+  codecs?: Array<'h264' | 'hevc' | 'av1'>;
   /** Timings the tests shorten. */
   tuning?: { heartbeatTimeoutMs?: number };
   /**
@@ -52,6 +54,8 @@ export interface RenditionState {
   bitrate: number;
   status: RenditionStatus;
   progress: number;
+  /** Measured against the source scaled to the rung once the rendition is done (issue 28). */
+  quality?: { ssim_db: number; psnr_db: number } | null;
 }
 
 export interface VideoState {

@@ -3,3 +3,4 @@ export { videoWorkflow } from './video';
 export { webhookDeliveryWorkflow } from './delivery';
 export { outputsWorkflow } from './jobs/outputs';
 export { analyticsRollupWorkflow } from './analytics/rollup';
+export { audioTrackWorkflow } from './audio/track';

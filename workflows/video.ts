@@ -42,6 +42,8 @@ export const Patches = {
   idleContinueAsNew: 'idle-continue-as-new',
   /** Passthrough first, rungs of a chunk from one decode, chunks across workers (pipeline/ladder.ts). */
   transcodeV2: 'transcode-v2',
+  /** Issue 28: the source as the top rung when it fits, measured quality per rendition (pipeline/ladder.ts). */
+  encodingV1: 'encoding-v1',
 } as const;
 
 /**

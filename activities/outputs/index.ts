@@ -15,7 +15,9 @@ export function outputActivities(deps: ActivityDeps) {
 
     /** Called by the video's workflow once its ladder is complete (patch outputs-v1). */
     async requestOutputs(p: { videoId: string; workspaceId: string }): Promise<void> {
-      await requestOutputJobs(temporal, config, { ...p, jobs: ['static', 'storyboard'] });
+      // An audio-only video (SPEC §19) has no pictures to make seek previews from.
+      const row = await db('videos').where({ id: p.videoId }).first('audio_layout');
+      await requestOutputJobs(temporal, config, { ...p, jobs: row?.audio_layout === 'audio_only' ? ['static'] : ['static', 'storyboard'] });
     },
 
     async markOutputFailed(p: { videoId: string; job: OutputJob; message: string }): Promise<void> {

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
-import { audioOnlyArgs, remuxMp4Args } from '../../lib/media/outputs';
+import { audioOnlyArgs, remuxMp4Args, remuxMp4WithAudioArgs } from '../../lib/media/outputs';
 import { createMediaTools } from '../../lib/media/tools';
 import { outputKeys } from '../../lib/outputs/keys';
 import { type Mp4Support, STATIC_NAMES } from '../../lib/outputs/options';
@@ -15,7 +15,8 @@ const CAPPED_SHORT_SIDE = 1080;
 /** The rung a static file is cut from: the best ≤ 1080p for video; the smallest for audio (all carry the same AAC). */
 export function sourceRung(renditions: ReadyRendition[], name: string): ReadyRendition | undefined {
   const ready = renditions.filter((r) => r.status === 'ready').sort((a, b) => a.width * a.height - b.width * b.height);
-  if (name === STATIC_NAMES.audio_only) return ready[0];
+  // An audio-only ladder (SPEC §19) has no pictures: its best AAC is the 128 kb/s rung.
+  if (name === STATIC_NAMES.audio_only) return ready.find((r) => r.name === 'audio-128k') ?? ready[0];
   return ready.filter((r) => Math.min(r.width, r.height) <= CAPPED_SHORT_SIDE).pop() ?? ready[0];
 }
 
@@ -31,19 +32,41 @@ export function wantedNames(mp4Support: string): string[] {
 export function staticActivities({ db, storage, config }: ActivityDeps) {
   const media = createMediaTools(config.media);
 
+  /** The default audio rendition of a video in the SPEC §19 layout (its rungs carry no audio), if any. */
+  async function defaultAudio(videoId: string): Promise<string | undefined> {
+    const v = await db('videos').where({ id: videoId }).first('audio_layout');
+    if (v?.audio_layout !== 'group') return undefined;
+    const t = await db('audio_tracks').where({ video_id: videoId, status: 'ready' }).orderBy([{ column: 'is_default', order: 'desc' }, 'ordinal']).first('rendition');
+    return t ? `audio/${t.rendition}` : undefined;
+  }
+
+  async function join(video: { id: string; workspace_id: string }, rung: string, file: string): Promise<void> {
+    const ctx = Context.current();
+    const segments = await renditionSegments(storage, video.workspace_id, video.id, rung);
+    await joinSegments(storage, video.workspace_id, video.id, rung, segments, file, () => ctx.heartbeat({ joining: rung }));
+  }
+
   async function produce(video: { id: string; workspace_id: string; duration_seconds: number | null }, rung: string, name: string): Promise<number> {
     const ctx = Context.current();
     return withTempDir(async (dir) => {
+      const audioRung = await defaultAudio(video.id);
+      const isM4a = name === STATIC_NAMES.audio_only;
       const joined = path.join(dir, 'joined.ts');
-      const segments = await renditionSegments(storage, video.workspace_id, video.id, rung);
-      await joinSegments(storage, video.workspace_id, video.id, rung, segments, joined, () => ctx.heartbeat({ joining: rung }));
+      await join(video, isM4a && audioRung ? audioRung : rung, joined);
+      const joinedAudio = path.join(dir, 'joined-audio.ts');
+      if (audioRung && !isM4a) await join(video, audioRung, joinedAudio);
       const output = path.join(dir, name);
       try {
         // The joined segments are opened like any user media: probed under the allow-lists, run sandboxed.
-        const input = await media.open(joined, ctx.cancellationSignal);
-        if (name === STATIC_NAMES.audio_only && !input.info.hasAudio) throw new Error('The video has no audio track');
+        const input = await media.open(joined, ctx.cancellationSignal, { allowAudioOnly: true });
+        if (isM4a && !input.info.hasAudio) throw new Error('The video has no audio track');
         const io = { input: joined, inputArgs: input.inputArgs, output };
-        const args = name === STATIC_NAMES.audio_only ? audioOnlyArgs(io) : remuxMp4Args({ ...io, hasAudio: input.info.hasAudio });
+        let args: string[];
+        if (isM4a) args = audioOnlyArgs(io);
+        else if (audioRung) {
+          const audio = await media.open(joinedAudio, ctx.cancellationSignal, { allowAudioOnly: true });
+          args = remuxMp4WithAudioArgs({ ...io, audio: joinedAudio, audioArgs: audio.inputArgs });
+        } else args = remuxMp4Args({ ...io, hasAudio: input.info.hasAudio });
         await media.ffmpeg(args, input, { outputDir: dir, durationSeconds: video.duration_seconds, onProgress: (pct) => ctx.heartbeat({ pct }), signal: ctx.cancellationSignal });
       } catch (err) {
         throw toFailure(err);

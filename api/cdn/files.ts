@@ -9,9 +9,10 @@ export interface CdnFile {
 }
 
 // The whole grammar of a CDN path after `/v/`: the subject (a public id, a UUID or a token)
-// and one of the published file names. Nothing else reaches storage, so no traversal.
+// and one of the published file names. Nothing else reaches storage, so no traversal. Audio
+// (SPEC §19): `audio/<rendition>/…` of the AUDIO group, `audio-64k|audio-128k/…` of an audio-only ladder.
 const PATH_RE =
-  /^(vid_[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\/(?:(master\.m3u8|thumbnail\.jpg)|([1-9][0-9]{1,4}p|source)\/(index\.m3u8|seg_[0-9]{5,6}\.ts))$/;
+  /^(vid_[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\/(?:(master\.m3u8|manifest\.mpd|thumbnail\.jpg)|([1-9][0-9]{1,4}p(?:-hevc|-av1)?|source|audio-(?:64|128)k|audio\/[A-Za-z0-9-]{1,48})\/(index\.m3u8|seg_[0-9]{5,6}\.(?:ts|m4s)|init\.mp4))$/;
 
 const PLAYLIST = 'application/vnd.apple.mpegurl';
 
@@ -22,11 +23,12 @@ export function parseCdnPath(rest: string): { subject: string; isId: boolean; fi
   const [, subject, top, rung, name] = m;
   const isId = !subject.includes('.');
   if (top === 'master.m3u8') return { subject, isId, file: { kind: 'playlist', contentType: PLAYLIST, key: keys.master } };
+  if (top === 'manifest.mpd') return { subject, isId, file: { kind: 'playlist', contentType: 'application/dash+xml', key: keys.dashManifest } };
   if (top === 'thumbnail.jpg') return { subject, isId, file: { kind: 'thumbnail', contentType: 'image/jpeg', key: keys.thumbnail } };
   const key = (ws: string, vid: string) => keys.rendition(ws, vid, rung) + name;
   return name === 'index.m3u8'
     ? { subject, isId, file: { kind: 'playlist', contentType: PLAYLIST, key } }
-    : { subject, isId, file: { kind: 'segment', contentType: 'video/mp2t', key } };
+    : { subject, isId, file: { kind: 'segment', contentType: name.endsWith('.ts') ? 'video/mp2t' : 'video/mp4', key } };
 }
 
 /** The headers a page on another origin may read from a CDN answer. */

@@ -70,6 +70,19 @@ export function cdnDocs(d: DocContext): void {
     params: z.object({ subject, rung }), responses: { 200: playlist },
   });
   operation(d, {
+    ...common, method: 'get', path: '/v/{subject}/manifest.mpd', operationId: 'cdnDashManifest', summary: 'DASH manifest over the CMAF (HEVC/AV1) renditions (SPEC §21)',
+    params: z.object({ subject }), responses: { 200: file('application/dash+xml', 'DASH MPD') },
+  });
+  operation(d, {
+    ...common, method: 'get', path: '/v/{subject}/{rung}/init.mp4', operationId: 'cdnCmafInit', summary: 'A CMAF rendition\'s initialization segment',
+    params: z.object({ subject, rung: z.string().meta({ example: '720p-av1' }) }), responses: { 200: file('video/mp4', 'fMP4 init segment'), 206: file('video/mp4', 'Partial content') },
+  });
+  operation(d, {
+    ...common, method: 'get', path: '/v/{subject}/{rung}/{segment}.m4s', operationId: 'cdnCmafSegment', summary: 'A CMAF media segment (Range → 206)',
+    params: z.object({ subject, rung: z.string().meta({ example: '720p-av1' }), segment: z.string().meta({ example: 'seg_00001' }) }),
+    responses: { 200: file('video/mp4', 'fMP4 media segment'), 206: file('video/mp4', 'Partial content') },
+  });
+  operation(d, {
     ...common, method: 'get', path: '/v/{subject}/{rung}/{segment}.ts', operationId: 'cdnSegment', summary: 'A segment (Range → 206)',
     params: z.object({ subject, rung, segment: z.string().meta({ example: 'seg_00001' }) }),
     responses: { 200: file('video/mp2t', 'MPEG-TS segment'), 206: file('video/mp2t', 'Partial content') },

@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import type { Config } from '../../lib/config';
 import { analyticsDocs } from '../analytics/openapi';
+import { audioTrackDocs } from '../audio/openapi';
 import { captionDocs } from '../captions/openapi';
 import { cdnDocs } from '../cdn/openapi';
 import { clipDocs } from '../clips/openapi';
@@ -30,6 +31,7 @@ const RESOURCES: Array<(d: DocContext) => void> = [
   tusDocs,
   videoDocs,
   captionDocs,
+  audioTrackDocs,
   clipDocs,
   folderDocs,
   tagDocs,

@@ -33,10 +33,46 @@
 
   // Chrome now answers "maybe" for HLS yet stalls on some streams; trust native HLS only where
   // ManagedMediaSource says this is a modern Safari (hls.js README, video-dev/hls.js#7844).
+  // A language menu when the video has more than one audio rendition (SPEC §19).
+  function audioMenu(tracks, current, select) {
+    var old = document.getElementById('audio-tracks');
+    if (old) old.remove();
+    if (tracks.length < 2) return;
+    var menu = document.createElement('select');
+    menu.id = 'audio-tracks';
+    menu.className = 'audio-menu';
+    menu.setAttribute('aria-label', 'Audio language');
+    tracks.forEach(function (t, i) {
+      var option = document.createElement('option');
+      option.value = String(i);
+      option.textContent = t.name || t.lang || 'Audio ' + (i + 1);
+      if (t.lang) option.setAttribute('lang', t.lang);
+      menu.appendChild(option);
+    });
+    menu.value = String(current < 0 ? 0 : current);
+    menu.addEventListener('change', function () { select(Number(menu.value)); });
+    video.parentNode.appendChild(menu);
+  }
+  // Native HLS (Safari) lists the AUDIO group in video.audioTracks.
+  function nativeAudioMenu() {
+    var list = video.audioTracks;
+    if (!list) return;
+    var tracks = [];
+    var current = 0;
+    for (var i = 0; i < list.length; i++) {
+      tracks.push({ name: list[i].label, lang: list[i].language });
+      if (list[i].enabled) current = i;
+    }
+    audioMenu(tracks, current, function (n) {
+      for (var j = 0; j < list.length; j++) list[j].enabled = j === n;
+    });
+  }
+
   var native = video.canPlayType('application/vnd.apple.mpegurl');
   if (native && 'ManagedMediaSource' in window) {
     video.setAttribute('data-engine', 'native');
     track(video);
+    video.addEventListener('loadedmetadata', nativeAudioMenu);
     video.src = src;
     play();
   } else if (window.Hls && window.Hls.isSupported()) {
@@ -59,6 +95,14 @@
       fail(status === 403 ? 'This video link has expired or is not allowed. Reload the page to try again.' : 'The video could not be played.');
     });
     hls.on(window.Hls.Events.MANIFEST_PARSED, play);
+    // SPEC §19: the AUDIO group's renditions in a language menu.
+    hls.on(window.Hls.Events.AUDIO_TRACKS_UPDATED, function (_event, data) {
+      audioMenu(data.audioTracks.map(function (t) { return { name: t.name, lang: t.lang }; }), hls.audioTrack, function (i) { hls.audioTrack = i; });
+    });
+    hls.on(window.Hls.Events.AUDIO_TRACK_SWITCHED, function (_event, data) {
+      var menu = document.getElementById('audio-tracks');
+      if (menu) menu.value = String(data.id);
+    });
     hls.loadSource(src);
     hls.attachMedia(video);
   } else if (native) {

@@ -10,7 +10,18 @@ export interface PageInput {
   state: PageState;
   title: string;
   assets: { css: string; hls: string; js: string };
-  media?: { src: string; poster: string; autoplay: boolean; muted: boolean; loop: boolean; storyboard?: string; analytics?: { subject: string; beacons: string } };
+  media?: {
+    src: string;
+    poster: string;
+    autoplay: boolean;
+    muted: boolean;
+    loop: boolean;
+    storyboard?: string;
+    /** SPEC §19 audio layout: the waveform (poster) above a controls bar, no black picture. */
+    audioOnly?: boolean;
+    /** SPEC §18: what the analytics sender reports, and where. */
+    analytics?: { subject: string; beacons: string };
+  };
 }
 
 const MESSAGES: Record<Exclude<PageState, 'ready'>, [string, string]> = {
@@ -43,7 +54,8 @@ export function renderPage(p: PageInput): string {
     const flags = ['controls', 'playsinline', m.autoplay ? 'autoplay' : '', m.muted ? 'muted' : '', m.loop ? 'loop' : ''].filter(Boolean).join(' ');
     body = [
       '<body data-state="ready">',
-      '<div class="player">',
+      m.audioOnly ? '<div class="player audio-only">' : '<div class="player">',
+      m.audioOnly ? `<img id="waveform" class="waveform" src="${e(m.poster)}" alt="">` : '',
       `<video id="video" ${flags} preload="metadata" poster="${e(m.poster)}" data-src="${e(m.src)}"${m.storyboard ? ` data-storyboard="${e(m.storyboard)}"` : ''}${
         m.analytics ? ` data-subject="${e(m.analytics.subject)}" data-beacons="${e(m.analytics.beacons)}"` : ''
       }></video>`,
@@ -52,7 +64,7 @@ export function renderPage(p: PageInput): string {
       `<script src="${e(p.assets.hls)}"></script>`,
       `<script src="${e(p.assets.js)}"></script>`,
       '</body>',
-    ].join('\n');
+    ].filter(Boolean).join('\n');
   } else {
     const [line, hint] = MESSAGES[p.state === 'ready' ? 'processing' : p.state];
     body = [

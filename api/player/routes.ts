@@ -103,6 +103,7 @@ export function playerRoutes(r: Router, deps: Deps): void {
       storyboard: video.storyboard_ready ? `${deps.config.cdnUrl}/v/${subject}/storyboard.vtt` : undefined,
       // Viewer analytics: the beacon names the same subject the page plays (a private video's token).
       analytics: { subject, beacons: beaconsUrl },
+      audioOnly: video.audio_layout === 'audio_only',
     });
   });
 

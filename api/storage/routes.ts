@@ -14,6 +14,13 @@ export async function assertUploadOpen(deps: Deps, videoId: string): Promise<voi
   if (!row || row.deleted_at || row.upload_closed_at || row.status !== 'pending_upload') throw uploadClosed();
 }
 
+/** An added audio track's upload (api/audio/routes.ts): open while its row waits for the file. */
+const isTrackUpload = (key: string) => /\/audio-x-[A-Za-z0-9-]+-[^/]+$/.test(key);
+async function assertTrackUploadOpen(deps: Deps, videoId: string, key: string): Promise<void> {
+  const row = await deps.db('audio_tracks as a').join('videos as v', 'v.id', 'a.video_id').where({ 'a.video_id': videoId, 'a.upload_key': key }).first('a.status', 'v.deleted_at');
+  if (!row || row.deleted_at || row.status !== 'pending_upload') throw uploadClosed();
+}
+
 /** The origin a video's upload URL answers browsers with; null (= `*`) for unknown tokens. */
 async function corsOriginOf(deps: Deps, storage: LocalStorage, token: string): Promise<string | null> {
   try {
@@ -45,12 +52,13 @@ export function storageRoutes(r: Router, deps: Deps): void {
     // Set before the upload runs, so that errors are readable by the page too.
     setUploadCors(ctx, await corsOriginOf(deps, storage, ctx.params.token), { preflight: false });
     const lengthHeader = ctx.get('content-length');
+    const target = await storage.verifyUploadToken(ctx.params.token).then((c) => c.key, () => '');
     const { key, size } = await storage.acceptUpload(
       ctx.params.token,
       ctx.get('content-type') || undefined,
       lengthHeader ? Number(lengthHeader) : undefined,
       ctx.req,
-      (videoId) => assertUploadOpen(deps, videoId),
+      (videoId) => (isTrackUpload(target) ? assertTrackUploadOpen(deps, videoId, target) : assertUploadOpen(deps, videoId)),
     );
     ctx.status = 200;
     ctx.body = { key, size };

@@ -29,7 +29,7 @@ export function tusDocs(d: DocContext): void {
     method: 'post', path: '/upload/tus', operationId: 'createTusUpload', tag, servers,
     summary: 'Create a video and its resumable upload (tus creation, creation-with-upload)',
     description: [
-      'Metadata (base64 values, tus `Upload-Metadata`): `filename`, `content_type` (video/*), `title`, `description`, `visibility`, `folder_id`.',
+      'Metadata (base64 values, tus `Upload-Metadata`): `filename`, `content_type` (video/* or audio/*), `title`, `description`, `visibility`, `folder_id`.',
       'Answers 201 with `Location` (the upload URL, no key needed) and `Video-Id`. Then PATCH the bytes to `Location`; the video is processed once the last byte arrives.',
       'Errors: 412 `tus_version` (Tus-Resumable missing or not 1.0.0), 400 (Upload-Length missing or not positive, Upload-Defer-Length, bad metadata), 413 (Upload-Length above the resumable limit).',
       '`Idempotency-Key` replays the creation (same `Location` and `Video-Id`); the request is identified by `Upload-Length` and `Upload-Metadata`. A creation-with-upload that fails deletes the video it made.',

@@ -23,7 +23,9 @@ export interface NewVideo {
   tags?: string[];
   sourceUrl?: string;
   /** SPEC §14 */
-  outputs?: { passthrough?: string; max_resolution?: MaxResolution; mp4_support?: Mp4Support; source_video_id?: string };
+  outputs?: { passthrough?: string; max_resolution?: MaxResolution; mp4_support?: Mp4Support; source_video_id?: string; normalize_audio?: boolean };
+  /** SPEC §21: H.264 plus any of hevc/av1. */
+  codecs?: Array<'h264' | 'hevc' | 'av1'>;
   source: VideoSource;
   /** For uploads: the kind of upload URL and the origin it answers browsers with (SPEC §13). */
   upload?: { protocol: 'put' | 'tus'; corsOrigin?: string };
@@ -59,6 +61,8 @@ export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Pro
   const filename = sanitizeFilename(v.filename);
   const storageKey = keys.original(auth.workspaceId, id, filename);
   const protocol = v.source.kind === 'upload' ? (v.upload?.protocol ?? 'put') : null;
+  // H.264 always, first; the others once each, in a stable order.
+  const codecs = (['h264', 'hevc', 'av1'] as const).filter((c) => c === 'h264' || v.codecs?.includes(c));
   const uploadKey = protocol ? keys.upload(auth.workspaceId, id, `${protocol}-${randomToken(12)}`) : null;
   const row = {
     id,
@@ -76,7 +80,9 @@ export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Pro
     passthrough: v.outputs?.passthrough ?? null,
     max_resolution: v.outputs?.max_resolution ?? null,
     mp4_support: v.outputs?.mp4_support ?? 'none',
+    codecs,
     source_video_id: v.outputs?.source_video_id ?? null,
+    normalize_audio: v.outputs?.normalize_audio ?? false,
     upload_expires_at: v.source.kind === 'upload' ? new Date(Date.now() + config.upload.urlTtlSeconds * 1000).toISOString() : null,
     upload_key: uploadKey,
     upload_protocol: protocol,
@@ -84,7 +90,14 @@ export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Pro
   };
   const tags = uniqueTagNames(v.tags ?? []).map((name) => ({ id: newId('tag'), name }));
   const quota = limitsOf(auth.plan).storageBytes;
-  const start = pendingStart(config, { videoId: id, workspaceId: auth.workspaceId, storageKey, source: v.source, maxResolution: v.outputs?.max_resolution });
+  const start = pendingStart(config, {
+    videoId: id,
+    workspaceId: auth.workspaceId,
+    storageKey,
+    source: v.source,
+    maxResolution: v.outputs?.max_resolution,
+    ...(codecs.length > 1 ? { codecs } : {}),
+  });
   try {
     await db.raw('select vidhost_create_video(?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?)', [JSON.stringify(row), JSON.stringify(tags), quota, start.target, JSON.stringify(start.start), start.leaseMs]);
   } catch (err) {

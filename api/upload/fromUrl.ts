@@ -50,7 +50,8 @@ export function fromUrlRoutes(r: Router, deps: Deps): void {
       visibility: body.visibility,
       folderId: body.folder_id,
       tags: body.tags,
-      outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support },
+      outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support, normalize_audio: body.normalize_audio },
+      codecs: body.codecs,
       sourceUrl: url.toString(),
       source: { kind: 'url', url: url.toString() },
     });

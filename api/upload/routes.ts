@@ -55,7 +55,8 @@ export function uploadRoutes(r: Router, deps: Deps): void {
       visibility: body.visibility,
       folderId: body.folder_id,
       tags: body.tags,
-      outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support },
+      outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support, normalize_audio: body.normalize_audio },
+      codecs: body.codecs,
       source: uploadSource(body.size, body.content_type),
       upload: { protocol: body.upload_protocol ?? 'put', corsOrigin: body.cors_origin },
     });
@@ -94,7 +95,8 @@ export function uploadRoutes(r: Router, deps: Deps): void {
       visibility: body.visibility,
       folderId: body.folder_id,
       tags: body.tags,
-      outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support },
+      outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support, normalize_audio: body.normalize_audio },
+      codecs: body.codecs,
       source: uploadSource(body.file_size, body.content_type),
       upload: { protocol: body.upload_protocol ?? 'put', corsOrigin: body.cors_origin },
     });

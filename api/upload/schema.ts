@@ -5,7 +5,8 @@ const MAX_FILENAME = 1024;
 export const contentType = z
   .string()
   // Case-insensitive without the i flag, so the OpenAPI pattern (no flags in JSON Schema) matches the same.
-  .regex(/^[Vv][Ii][Dd][Ee][Oo]\/[A-Za-z0-9][A-Za-z0-9.+-]*$/, 'must be a video/* media type')
+  // audio/* too: audio-only media flows like video (SPEC §19).
+  .regex(/^([Vv][Ii][Dd][Ee][Oo]|[Aa][Uu][Dd][Ii][Oo])\/[A-Za-z0-9][A-Za-z0-9.+-]*$/, 'must be a video/* or audio/* media type')
   .transform((s) => s.toLowerCase());
 export const visibility = z.enum(['public', 'unlisted', 'private']);
 export const tagNames = z.array(z.string().trim().min(1).max(64)).max(50);
@@ -21,6 +22,15 @@ export const videoMeta = {
   passthrough: passthrough.optional(),
   max_resolution: maxResolution.optional(),
   mp4_support: mp4Support.optional(),
+  // SPEC §21: extra codecs as CMAF renditions (+ DASH); H.264 is always kept
+  codecs: z
+    .array(z.enum(['h264', 'hevc', 'av1']))
+    .min(1)
+    .max(3)
+    .optional()
+    .meta({ description: 'Codecs to encode in: H.264 always, plus "hevc" and/or "av1" as CMAF renditions with a DASH manifest', example: ['h264', 'av1'] }),
+  // audio (SPEC §19)
+  normalize_audio: z.boolean().optional().meta({ description: 'Normalise every audio rendition to −16 LUFS (EBU R128, two-pass loudnorm)' }),
 };
 
 /** A browser origin (`https://app.example.com`), normalised; `*` allows any (the URL is the credential). */

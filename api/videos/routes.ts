@@ -25,7 +25,7 @@ async function readVideoState(deps: Deps, row: VideoRow | VideoWithRelations) {
   if ('renditions' in row) {
     rends = row.renditions;
     tagNames = row.tags;
-    outputs = { statics: row.statics, captions: row.captions };
+    outputs = { statics: row.statics, captions: row.captions, audio_tracks: row.audio_tracks };
   } else {
     const [{ renditions, tags }, more] = await Promise.all([loadRelations(deps.db, [row.id]), loadOutputs(deps.db, [row.id])]);
     rends = renditions.get(row.id) ?? [];
@@ -51,7 +51,7 @@ export function videoRoutes(r: Router, deps: Deps): void {
       const last = page[page.length - 1];
       const hasMore = rows.length > params.limit;
       const body = {
-        data: page.map((v) => serializeVideo(deps.config, v, v.renditions, v.tags, undefined, { statics: v.statics, captions: v.captions })),
+        data: page.map((v) => serializeVideo(deps.config, v, v.renditions, v.tags, undefined, { statics: v.statics, captions: v.captions, audio_tracks: v.audio_tracks })),
         has_more: hasMore,
         next_cursor: hasMore && last ? encodeCursor(last.created_at_text, last.id) : null,
       };

@@ -13,6 +13,13 @@ export const rendition = z
     bitrate: z.number().int(),
     status: z.enum(['queued', 'processing', 'ready', 'failed']),
     progress: z.number().min(0).max(100),
+    quality: z
+      .object({
+        ssim_db: z.number().meta({ description: 'Mean SSIM as dB, −10·log10(1 − SSIM): 20 dB is SSIM 0.99' }),
+        psnr_db: z.number(),
+      })
+      .nullable()
+      .meta({ description: 'Measured against the source scaled to the rung, on sampled frames (SPEC §21); null until measured, and for a rung that is the source itself' }),
   })
   .meta({ id: 'Rendition' });
 
@@ -34,6 +41,16 @@ export const captionTrack = z
     url: z.string().meta({ description: '`{cdn_url}/v/<id>/captions/<language>.vtt`' }),
   })
   .meta({ id: 'CaptionTrack' });
+
+export const audioTrack = z
+  .object({
+    language: z.string().meta({ description: 'BCP-47 tag from the stream\'s metadata; `und` when it has none', example: 'en' }),
+    name: z.string(),
+    default: z.boolean(),
+    channels: z.number().int().meta({ description: '2 (stereo, the downmix of a surround stream) or 6 (5.1)' }),
+    status: z.enum(['pending_upload', 'processing', 'ready', 'failed']),
+  })
+  .meta({ id: 'AudioTrack' });
 
 /** The read shape of SPEC §3, as `serializeVideo` (lib/videos/read.ts) writes it. */
 export const videoRead = z
@@ -58,6 +75,8 @@ export const videoRead = z
     thumbnail_url: nullableUrl,
     embed_url: nullableUrl,
     renditions: z.array(rendition),
+    codecs: z.array(z.enum(['h264', 'hevc', 'av1'])).meta({ description: 'SPEC §21: H.264 always; HEVC/AV1 add CMAF renditions to the master playlist and a DASH manifest' }),
+    dash_url: z.string().nullable().meta({ description: '`{cdn_url}/v/<id>/manifest.mpd` when the video has HEVC or AV1 renditions (404 until they are encoded); null otherwise' }),
     error_message: z.string().nullable().optional().meta({ description: 'Only when failed' }),
     error_code: z.string().nullable().optional().meta({ description: 'Only when failed: `invalid_media`, `no_video_stream`, `upload_expired`, …' }),
     folder_id: z.string().nullable(),
@@ -73,6 +92,10 @@ export const videoRead = z
     static_renditions: z.array(staticRendition),
     storyboard_url: z.string().nullable().meta({ description: '`{cdn_url}/v/<id>/storyboard.vtt`; null until ready' }),
     captions: z.array(captionTrack),
+    // audio (SPEC §19)
+    audio_tracks: z.array(audioTrack),
+    loudness_lufs: z.number().nullable().meta({ description: 'Integrated loudness of the source\'s first audio track (EBU R128), LUFS; null without audio or until measured' }),
+    normalize_audio: z.boolean().meta({ description: 'Renditions normalised to −16 LUFS (set on creation)' }),
   })
   .meta({ id: 'Video' });
 

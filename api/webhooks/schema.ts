@@ -1,7 +1,16 @@
 import { z } from 'zod';
 
 /** Every event a video emits (workflows/video.ts), in the order they happen. */
-export const EVENT_TYPES = ['video.uploaded', 'video.ready', 'video.failed', 'video.deleted'] as const;
+export const EVENT_TYPES = [
+  'video.uploaded',
+  'video.ready',
+  'video.failed',
+  'video.deleted',
+  // SPEC §19 added audio tracks (api/audio/routes.ts, workflows/audio/track.ts)
+  'video.audio_track.ready',
+  'video.audio_track.failed',
+  'video.audio_track.deleted',
+] as const;
 
 const url = z.string().trim().min(1).max(2048);
 const description = z.string().max(500);

@@ -77,6 +77,9 @@ export interface Video {
   hls_url: string | null;
   thumbnail_url: string | null;
   embed_url: string | null;
+  /** SPEC §19 (absent from servers before it). */
+  audio_tracks?: Array<{ language: string; name: string; default: boolean; channels: number; status: string }>;
+  loudness_lufs?: number | null;
   renditions: Rendition[];
   error_message?: string | null;
   folder_id: string | null;

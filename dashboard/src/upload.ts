@@ -64,7 +64,7 @@ export async function uploadFile(file: File, cb: UploadCallbacks, signal: AbortS
   const init = await api<InitAnswer>('POST', '/upload/init', {
     filename: file.name,
     size: file.size,
-    content_type: file.type.startsWith('video/') ? file.type : 'video/mp4',
+    content_type: file.type.startsWith('video/') || file.type.startsWith('audio/') ? file.type : 'video/mp4',
     title: file.name.replace(/\.[^.]+$/, '') || file.name,
     upload_protocol: 'tus',
   });

@@ -103,7 +103,7 @@ export interface paths {
         put?: never;
         /**
          * Create a video and its resumable upload (tus creation, creation-with-upload)
-         * @description Metadata (base64 values, tus `Upload-Metadata`): `filename`, `content_type` (video/*), `title`, `description`, `visibility`, `folder_id`.
+         * @description Metadata (base64 values, tus `Upload-Metadata`): `filename`, `content_type` (video/* or audio/*), `title`, `description`, `visibility`, `folder_id`.
          *     Answers 201 with `Location` (the upload URL, no key needed) and `Video-Id`. Then PATCH the bytes to `Location`; the video is processed once the last byte arrives.
          *     Errors: 412 `tus_version` (Tus-Resumable missing or not 1.0.0), 400 (Upload-Length missing or not positive, Upload-Defer-Length, bad metadata), 413 (Upload-Length above the resumable limit).
          *     `Idempotency-Key` replays the creation (same `Location` and `Video-Id`); the request is identified by `Upload-Length` and `Upload-Metadata`. A creation-with-upload that fails deletes the video it made.
@@ -229,6 +229,46 @@ export interface paths {
         post?: never;
         /** Remove a caption track (the master playlist stops naming it first) */
         delete: operations["deleteCaptions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/videos/{id}/audio-tracks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a video's audio renditions */
+        get: operations["listAudioTracks"];
+        put?: never;
+        /**
+         * Add an audio track (another language) to a ready video
+         * @description From `url` (fetched in the background, public addresses only), or else through the single-use `upload_url` answered here (PUT the file with `upload_headers`; it is picked up as soon as it lands).
+         *     The track is aligned to the video's timeline: a longer file is cut at the video's end, a shorter one padded with silence. Events `video.audio_track.ready` / `video.audio_track.failed`.
+         *     400 `invalid_language`, `url_not_allowed`, `validation_failed`; 409 `not_ready` (video not ready or encoded before audio renditions), `audio_track_exists`.
+         */
+        post: operations["addAudioTrack"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/videos/{id}/audio-tracks/{language}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove every audio rendition of a language (the master stops naming them first); event `video.audio_track.deleted` */
+        delete: operations["deleteAudioTrack"];
         options?: never;
         head?: never;
         patch?: never;
@@ -630,6 +670,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v/{subject}/manifest.mpd": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** DASH manifest over the CMAF (HEVC/AV1) renditions (SPEC §21) */
+        get: operations["cdnDashManifest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v/{subject}/{rung}/init.mp4": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A CMAF rendition's initialization segment */
+        get: operations["cdnCmafInit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v/{subject}/{rung}/{segment}.m4s": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A CMAF media segment (Range → 206) */
+        get: operations["cdnCmafSegment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v/{subject}/{rung}/{segment}.ts": {
         parameters: {
             query?: never;
@@ -990,6 +1081,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "video.audio_track.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `video.audio_track.ready` to each subscribed endpoint
+         * @description Any 2xx within the timeout is success; otherwise retried on durable timers (Retry-After honoured); 410 disables the endpoint.
+         */
+        post: operations["event_video_audio_track.ready"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "video.audio_track.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `video.audio_track.failed` to each subscribed endpoint
+         * @description Any 2xx within the timeout is success; otherwise retried on durable timers (Retry-After honoured); 410 disables the endpoint.
+         */
+        post: operations["event_video_audio_track.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "video.audio_track.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `video.audio_track.deleted` to each subscribed endpoint
+         * @description Any 2xx within the timeout is success; otherwise retried on durable timers (Retry-After honoured); 410 disables the endpoint.
+         */
+        post: operations["event_video_audio_track.deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1028,6 +1179,10 @@ export interface components {
             /** @description null until the video is ready */
             embed_url: string | null;
             renditions: components["schemas"]["Rendition"][];
+            /** @description SPEC §21: H.264 always; HEVC/AV1 add CMAF renditions to the master playlist and a DASH manifest */
+            codecs: ("h264" | "hevc" | "av1")[];
+            /** @description `{cdn_url}/v/<id>/manifest.mpd` when the video has HEVC or AV1 renditions (404 until they are encoded); null otherwise */
+            dash_url: string | null;
             /** @description Only when failed */
             error_message?: string | null;
             /** @description Only when failed: `invalid_media`, `no_video_stream`, `upload_expired`, … */
@@ -1054,6 +1209,11 @@ export interface components {
             /** @description `{cdn_url}/v/<id>/storyboard.vtt`; null until ready */
             storyboard_url: string | null;
             captions: components["schemas"]["CaptionTrack"][];
+            audio_tracks: components["schemas"]["AudioTrack"][];
+            /** @description Integrated loudness of the source's first audio track (EBU R128), LUFS; null without audio or until measured */
+            loudness_lufs: number | null;
+            /** @description Renditions normalised to −16 LUFS (set on creation) */
+            normalize_audio: boolean;
         };
         Rendition: {
             /** @example 720p */
@@ -1064,6 +1224,12 @@ export interface components {
             /** @enum {string} */
             status: "queued" | "processing" | "ready" | "failed";
             progress: number;
+            /** @description Measured against the source scaled to the rung, on sampled frames (SPEC §21); null until measured, and for a rung that is the source itself */
+            quality: {
+                /** @description Mean SSIM as dB, −10·log10(1 − SSIM): 20 dB is SSIM 0.99 */
+                ssim_db: number;
+                psnr_db: number;
+            } | null;
         };
         StaticRendition: {
             /** @enum {string} */
@@ -1089,6 +1255,19 @@ export interface components {
             status: "ready";
             /** @description `{cdn_url}/v/<id>/captions/<language>.vtt` */
             url: string;
+        };
+        AudioTrack: {
+            /**
+             * @description BCP-47 tag from the stream's metadata; `und` when it has none
+             * @example en
+             */
+            language: string;
+            name: string;
+            default: boolean;
+            /** @description 2 (stereo, the downmix of a surround stream) or 6 (5.1) */
+            channels: number;
+            /** @enum {string} */
+            status: "pending_upload" | "processing" | "ready" | "failed";
         };
         UploadInit: {
             video_id: string;
@@ -1177,6 +1356,33 @@ export interface components {
         CaptionList: {
             data: components["schemas"]["CaptionTrack"][];
         };
+        AudioTrackList: {
+            data: components["schemas"]["AudioTrackDetail"][];
+        };
+        AudioTrackDetail: {
+            language: string;
+            name: string;
+            default: boolean;
+            channels: number;
+            /** @enum {string} */
+            status: "pending_upload" | "processing" | "ready" | "failed";
+            error_message?: string | null;
+        };
+        AddedAudioTrack: {
+            language: string;
+            name: string;
+            default: boolean;
+            channels: number;
+            /** @enum {string} */
+            status: "pending_upload" | "processing" | "ready" | "failed";
+            error_message?: string | null;
+            /** @description Single-use PUT URL (no API key), when no `url` was given */
+            upload_url: string | null;
+            upload_headers: {
+                [key: string]: string;
+            } | null;
+            expires_in: number | null;
+        };
         FolderList: {
             data: components["schemas"]["Folder"][];
         };
@@ -1237,7 +1443,7 @@ export interface components {
             url: string;
             description: string;
             /** @description null = every event type */
-            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted")[] | null;
+            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted")[] | null;
             enabled: boolean;
             disabled_reason: string | null;
             /** Format: date-time */
@@ -1258,7 +1464,7 @@ export interface components {
             url: string;
             description: string;
             /** @description null = every event type */
-            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted")[] | null;
+            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted")[] | null;
             enabled: boolean;
             disabled_reason: string | null;
             /** Format: date-time */
@@ -1508,6 +1714,16 @@ export interface operations {
                     max_resolution?: "480p" | "720p" | "1080p" | "1440p" | "2160p";
                     /** @enum {string} */
                     mp4_support?: "none" | "capped_1080p" | "audio_only";
+                    /**
+                     * @description Codecs to encode in: H.264 always, plus "hevc" and/or "av1" as CMAF renditions with a DASH manifest
+                     * @example [
+                     *       "h264",
+                     *       "av1"
+                     *     ]
+                     */
+                    codecs?: ("h264" | "hevc" | "av1")[];
+                    /** @description Normalise every audio rendition to −16 LUFS (EBU R128, two-pass loudnorm) */
+                    normalize_audio?: boolean;
                     cors_origin?: string;
                     /** @enum {string} */
                     upload_protocol?: "put" | "tus";
@@ -1830,6 +2046,16 @@ export interface operations {
                     max_resolution?: "480p" | "720p" | "1080p" | "1440p" | "2160p";
                     /** @enum {string} */
                     mp4_support?: "none" | "capped_1080p" | "audio_only";
+                    /**
+                     * @description Codecs to encode in: H.264 always, plus "hevc" and/or "av1" as CMAF renditions with a DASH manifest
+                     * @example [
+                     *       "h264",
+                     *       "av1"
+                     *     ]
+                     */
+                    codecs?: ("h264" | "hevc" | "av1")[];
+                    /** @description Normalise every audio rendition to −16 LUFS (EBU R128, two-pass loudnorm) */
+                    normalize_audio?: boolean;
                     cors_origin?: string;
                     /** @enum {string} */
                     upload_protocol?: "put" | "tus";
@@ -2129,6 +2355,16 @@ export interface operations {
                     max_resolution?: "480p" | "720p" | "1080p" | "1440p" | "2160p";
                     /** @enum {string} */
                     mp4_support?: "none" | "capped_1080p" | "audio_only";
+                    /**
+                     * @description Codecs to encode in: H.264 always, plus "hevc" and/or "av1" as CMAF renditions with a DASH manifest
+                     * @example [
+                     *       "h264",
+                     *       "av1"
+                     *     ]
+                     */
+                    codecs?: ("h264" | "hevc" | "av1")[];
+                    /** @description Normalise every audio rendition to −16 LUFS (EBU R128, two-pass loudnorm) */
+                    normalize_audio?: boolean;
                 };
             };
         };
@@ -3727,6 +3963,368 @@ export interface operations {
             };
         };
     };
+    listAudioTracks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A video id: `vid_…` or the UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AudioTrackList"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addAudioTrack: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe: the same key and body within 24 h answer the first response again (`Idempotent-Replayed: true`). See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description A video id: `vid_…` or the UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description BCP-47 tag (`en`, `pt-BR`); one added track per language
+                     * @example es
+                     */
+                    language: string;
+                    /** @example Español */
+                    name: string;
+                    /** @description Make it the AUDIO group's DEFAULT=YES rendition once ready */
+                    default?: boolean;
+                    /** @description http(s) URL to fetch the file from (public addresses only) */
+                    url?: string;
+                    /** @description Bytes the upload URL will accept (required without `url`) */
+                    size?: number;
+                    /** @description The upload's Content-Type (required without `url`), e.g. `audio/mpeg` */
+                    content_type?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddedAudioTrack"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
+            409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAudioTrack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A video id: `vid_…` or the UUID */
+                id: string;
+                language: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
+            409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createClip: {
         parameters: {
             query?: never;
@@ -5114,7 +5712,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted")[];
+                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted")[];
                     description?: string;
                 };
             };
@@ -5424,7 +6022,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted")[] | null;
+                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted")[] | null;
                     description?: string;
                     enabled?: boolean;
                     rotate_secret?: boolean;
@@ -6794,6 +7392,238 @@ export interface operations {
             };
         };
     };
+    cdnDashManifest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description DASH MPD */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/dash+xml": string;
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            416: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cdnCmafInit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                subject: string;
+                rung: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description fMP4 init segment */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            /** @description Partial content */
+            206: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            416: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cdnCmafSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                subject: string;
+                rung: string;
+                segment: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description fMP4 media segment */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            /** @description Partial content */
+            206: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            416: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     cdnSegment: {
         parameters: {
             query?: never;
@@ -8030,6 +8860,126 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "video.deleted";
+                    /** Format: date-time */
+                    created_at: string;
+                    workspace_id: string;
+                    data: {
+                        video: components["schemas"]["Video"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event_video_audio_track.ready": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; stable across retries */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>` (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @example evt_… */
+                    id: string;
+                    /** @enum {string} */
+                    type: "video.audio_track.ready";
+                    /** Format: date-time */
+                    created_at: string;
+                    workspace_id: string;
+                    data: {
+                        video: components["schemas"]["Video"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event_video_audio_track.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; stable across retries */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>` (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @example evt_… */
+                    id: string;
+                    /** @enum {string} */
+                    type: "video.audio_track.failed";
+                    /** Format: date-time */
+                    created_at: string;
+                    workspace_id: string;
+                    data: {
+                        video: components["schemas"]["Video"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event_video_audio_track.deleted": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; stable across retries */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>` (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @example evt_… */
+                    id: string;
+                    /** @enum {string} */
+                    type: "video.audio_track.deleted";
                     /** Format: date-time */
                     created_at: string;
                     workspace_id: string;

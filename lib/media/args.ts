@@ -6,6 +6,37 @@ export const DEFAULT_PRESET = 'veryfast';
 export const AUDIO_SAMPLE_RATE = '48000';
 export const AUDIO_CHANNELS = '2';
 
+/**
+ * How a rung spends bits (SPEC §21, docs/transcoding.md):
+ * - `crf` (the default): capped CRF. The encoder targets a constant quality (`-crf`) and the
+ *   rung's bitrate is only a ceiling (`-maxrate` = the rung's bitrate, `-bufsize` its VBV buffer),
+ *   so easy content (slides, screen recordings, still shots) takes far fewer bytes while hard
+ *   content stays at the cap.
+ * - `abr`: the fixed-bitrate ladder of before (target `-b:v`, peak `-maxrate`), kept for the
+ *   quality bench and as `TRANSCODE_RATE_CONTROL=abr`.
+ * Every chunk of a rung gets the same arguments, so joins between chunks show no quality step.
+ */
+export type RateControl = { mode: 'crf'; crf: number } | { mode: 'abr' };
+/** x264's CRF for every rung: its default 23 keeps slides near-transparent (SSIM ≥ 20 dB) at a fraction of the cap. */
+export const DEFAULT_CRF = 23;
+export const DEFAULT_RATE_CONTROL: RateControl = Object.freeze({ mode: 'crf', crf: DEFAULT_CRF });
+
+/** The video rate-control options of one rung; `stream` suffixes them (`-crf:v:2`) for multi-output commands. */
+export function videoRateArgs(rung: Pick<Rung, 'videoBitrate' | 'maxrate' | 'bufsize'>, rc: RateControl = DEFAULT_RATE_CONTROL, stream = ''): string[] {
+  if (rc.mode === 'abr') {
+    return [`-b${stream || ':v'}`, String(rung.videoBitrate), `-maxrate${stream}`, String(rung.maxrate), `-bufsize${stream}`, String(rung.bufsize)];
+  }
+  // The VBV buffer starts a third full (x264 would start it 90% full): a capped-CRF encode has no
+  // average target that pays back an initial burst, and on hard content that burst alone would
+  // put it above the fixed-bitrate ladder's bytes.
+  return [
+    `-crf${stream}`, String(rc.crf),
+    `-maxrate${stream}`, String(rung.videoBitrate),
+    `-bufsize${stream}`, String(rung.bufsize),
+    `-rc_init_occupancy${stream}`, String(Math.round(rung.bufsize / 3)),
+  ];
+}
+
 /** Global options shared by every invocation; run.ts parses the `-progress pipe:1` output. */
 export const GLOBAL_ARGS = ['-progress', 'pipe:1', '-nostats', '-y', '-hide_banner', '-loglevel', 'error'];
 
@@ -112,6 +143,7 @@ export type TranscodeOptions = {
   segmentSeconds?: number;
   fps?: number | null;
   preset?: string;
+  rateControl?: RateControl;
 };
 
 /** One rung as an HLS VOD rendition: `<outputDir>/index.m3u8` + `<outputDir>/seg_%05d.ts`. */
@@ -131,9 +163,7 @@ export function transcodeArgs(options: TranscodeOptions): string[] {
     '-profile:v', 'high',
     '-level:v', levelString(h264Level(rung, fps)),
     '-pix_fmt', 'yuv420p',
-    '-b:v', String(rung.videoBitrate),
-    '-maxrate', String(rung.maxrate),
-    '-bufsize', String(rung.bufsize),
+    ...videoRateArgs(rung, options.rateControl),
     ...keyframeArgs(segmentSeconds, fps),
     ...(hasAudio
       ? ['-c:a', 'aac', '-b:a', String(rung.audioBitrate), '-ar', AUDIO_SAMPLE_RATE, '-ac', AUDIO_CHANNELS]
@@ -154,6 +184,8 @@ export type SinglePassLadderOptions = {
   fps?: number | null;
   preset?: string;
   masterName?: string;
+  /** Default `abr`: this command is the benchmarks' floor, today's fixed-bitrate ladder. */
+  rateControl?: RateControl;
 };
 
 /**
@@ -181,12 +213,7 @@ export function singlePassLadderArgs(options: SinglePassLadderOptions): string[]
   rungs.forEach((r, i) => {
     maps.push('-map', `[o${i}]`);
     if (hasAudio) maps.push('-map', '0:a:0?');
-    perStream.push(
-      `-level:v:${i}`, levelString(h264Level(r, fps)),
-      `-b:v:${i}`, String(r.videoBitrate),
-      `-maxrate:v:${i}`, String(r.maxrate),
-      `-bufsize:v:${i}`, String(r.bufsize),
-    );
+    perStream.push(`-level:v:${i}`, levelString(h264Level(r, fps)), ...videoRateArgs(r, options.rateControl ?? { mode: 'abr' }, `:v:${i}`));
     if (hasAudio) perStream.push(`-b:a:${i}`, String(r.audioBitrate));
   });
 

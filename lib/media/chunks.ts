@@ -11,6 +11,8 @@ import {
   keyframeArgs,
   levelString,
   seconds,
+  videoRateArgs,
+  type RateControl,
 } from './args';
 import type { Rung } from './ladder';
 
@@ -55,6 +57,8 @@ export type ChunkLadderOptions = {
   segmentSeconds: number;
   fps?: number | null;
   preset?: string;
+  /** Default capped CRF; the same for every chunk of a rung, so the joins show no quality step. */
+  rateControl?: RateControl;
 };
 
 /**
@@ -83,9 +87,7 @@ export function chunkLadderArgs(o: ChunkLadderOptions): string[] {
     '-profile:v', 'high',
     '-level:v', levelString(h264Level(r, fps)),
     '-pix_fmt', 'yuv420p',
-    '-b:v', String(r.videoBitrate),
-    '-maxrate', String(r.maxrate),
-    '-bufsize', String(r.bufsize),
+    ...videoRateArgs(r, o.rateControl),
     ...keyframeArgs(o.segmentSeconds, fps),
     ...(hasAudio ? ['-c:a', 'aac', '-b:a', String(r.audioBitrate), '-ar', AUDIO_SAMPLE_RATE, '-ac', AUDIO_CHANNELS] : ['-an']),
     ...offset,

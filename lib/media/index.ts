@@ -12,3 +12,5 @@ export * from './sandbox';
 export * from './tools';
 export { passthroughEligibility, ladderBitrateFor, maxKeyframeGap, remuxArgs, keyframeScanArgs, parseKeyframes, measuredBandwidth, MAX_BITRATE_FACTOR, MAX_KEYFRAME_SPACING_SEGMENTS, type SourceFacts, type Eligibility } from './passthrough';
 export * from './chunks';
+export * from './bandwidth';
+export * from './audio';

@@ -101,3 +101,17 @@ export function keepPassthrough(source: { width: number; height: number }, ready
   const short = Math.min(source.width, source.height);
   return !ready.some((r) => Math.min(r.width, r.height) >= short);
 }
+
+/**
+ * Whether the (passthrough-eligible) source can BE the ladder's top rung instead of encoding it
+ * again (SPEC §21): the top rung has the source's own size (no downscale needed) and the source's
+ * video bitrate is within the rung's cap. Then the remux is published under the rung's name and
+ * only the rungs below are encoded.
+ */
+export function sourceIsTopRung(
+  source: { width: number; height: number; rotation: number; videoBitrate: number | null },
+  top: Pick<Rung, 'width' | 'height' | 'videoBitrate'> | undefined,
+): boolean {
+  if (!top || source.rotation !== 0 || source.videoBitrate === null || source.videoBitrate <= 0) return false;
+  return top.width === source.width && top.height === source.height && source.videoBitrate <= top.videoBitrate;
+}

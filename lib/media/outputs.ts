@@ -90,6 +90,24 @@ export function remuxMp4Args(o: { input: string; inputArgs?: readonly string[]; 
   ];
 }
 
+/**
+ * SPEC §19 layout: the rung's video and the default audio rendition (separate MPEG-TS files,
+ * one timeline) remuxed together into one MP4 without re-encoding.
+ */
+export function remuxMp4WithAudioArgs(o: { input: string; inputArgs?: readonly string[]; audio: string; audioArgs?: readonly string[]; output: string }): string[] {
+  return [
+    ...GLOBAL_ARGS,
+    ...(o.inputArgs ?? []), '-i', o.input,
+    ...(o.audioArgs ?? []), '-i', o.audio,
+    '-map', '0:v:0',
+    '-map', '1:a:0', '-bsf:a', 'aac_adtstoasc',
+    '-c', 'copy',
+    '-movflags', '+faststart',
+    '-f', 'mp4',
+    o.output,
+  ];
+}
+
 /** The AAC track alone, copied into an .m4a. */
 export function audioOnlyArgs(o: { input: string; inputArgs?: readonly string[]; output: string }): string[] {
   return [...GLOBAL_ARGS, ...(o.inputArgs ?? []), '-i', o.input, '-map', '0:a:0', '-c:a', 'copy', '-bsf:a', 'aac_adtstoasc', '-movflags', '+faststart', '-f', 'ipod', o.output];

@@ -129,3 +129,4 @@ export function measuredBandwidth(segments: ReadonlyArray<{ seconds: number; byt
   return { peak: Math.ceil(peak), average: seconds > 0 ? Math.ceil((bytes * 8) / seconds) : 0 };
 }
 
+

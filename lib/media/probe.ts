@@ -5,6 +5,7 @@ import { FfmpegError, runFfprobe } from './run';
 import type { SourceFacts } from './passthrough';
 import type { SandboxSpec } from './sandbox';
 import { describeHead } from './sniff';
+import type { AudioStream } from './audio';
 
 export { MediaError } from './errors';
 export type { MediaErrorCode } from './errors';
@@ -20,6 +21,12 @@ export type MediaInfo = {
   fps: number | null;
   videoCodec: string | null;
   hasAudio: boolean;
+  /** False for an audio-only source (probed with `allowAudioOnly`); its width and height are 0. */
+  hasVideo: boolean;
+  /** An attached picture (cover art) is present: an audio file's poster. */
+  coverArt: boolean;
+  /** Every audio stream, in order (SPEC §19: each becomes a rendition). */
+  audioStreams: AudioStream[];
   formatName: string | null;
   /** The allowed demuxer later jobs must force (`-f`); null only when the format check is off. */
   demuxer: string | null;
@@ -97,6 +104,8 @@ export type ProbeOptions = {
   signal?: AbortSignal;
   /** Test-only: false opens the input without the allow-lists (to prove the sandbox holds alone). */
   formatCheck?: boolean;
+  /** SPEC §19: a source with audio and no video is accepted (else `no_video_stream`). */
+  allowAudioOnly?: boolean;
 };
 
 /**
@@ -150,6 +159,20 @@ export async function probe(input: string, options: ProbeOptions = {}): Promise<
   const streams = data.streams ?? [];
   // Cover art in audio files is a one-frame "video" stream flagged attached_pic.
   const video = streams.find((s) => s.codec_type === 'video' && !num(s.disposition?.attached_pic));
+  const audioStreams: AudioStream[] = streams
+    .filter((s) => s.codec_type === 'audio')
+    .map((s, index) => ({ index, codec: str(s.codec_name), channels: num(s.channels), language: str(s.tags?.language), title: str(s.tags?.title) }));
+  const coverArt = streams.some((s) => s.codec_type === 'video' && num(s.disposition?.attached_pic));
+  if (!video && options.allowAudioOnly && audioStreams.length > 0) {
+    const duration = num(format.duration) ?? num(streams.find((s) => s.codec_type === 'audio')?.duration);
+    return {
+      streams: { video: { codec: null, profile: null, pixFmt: null, level: null, bitrate: null }, audio: null },
+      durationSeconds: duration !== null && duration > 0 ? duration : null,
+      width: 0, height: 0, rotation: 0, fps: null, videoCodec: null,
+      hasAudio: true, hasVideo: false, coverArt, audioStreams, formatName, demuxer,
+      sizeBytes: num(format.size) ?? fileSize,
+    };
+  }
   if (!video) throw new MediaError('no_video_stream', 'The file has no video stream');
 
   const width = num(video.width) ?? 0;
@@ -183,6 +206,9 @@ export async function probe(input: string, options: ProbeOptions = {}): Promise<
     fps: rate(video.avg_frame_rate) ?? rate(video.r_frame_rate),
     videoCodec: codec,
     hasAudio: streams.some((s) => s.codec_type === 'audio'),
+    hasVideo: true,
+    coverArt,
+    audioStreams,
     formatName,
     demuxer,
     sizeBytes: num(format.size) ?? fileSize,

@@ -49,6 +49,8 @@ export type RunFfmpegOptions = {
   sandbox?: SandboxSpec;
   /** Wall-clock bound: the process is killed and the run rejects with `limit: 'wall time'`. */
   timeoutMs?: number;
+  /** On success, the last ~64 KiB of stderr (filters such as loudnorm report their measures there). */
+  onStderrTail?: (tail: string) => void;
 };
 
 function abortError(signal: AbortSignal): Error {
@@ -257,6 +259,7 @@ function runTool(args: readonly string[], options: ToolOptions): Promise<string>
       }
       if (code === 0) {
         tracker.complete();
+        options.onStderrTail?.(tail);
         return finish(hasCallbackError ? callbackError : undefined);
       }
       const sig = effectiveSignal(code, rawSig, sandbox?.mode === 'bwrap');

@@ -69,7 +69,7 @@ export async function resolveSandbox(configured: MediaPolicy['sandbox']): Promis
   return found;
 }
 
-export type RunOptions = Pick<RunFfmpegOptions, 'onProgress' | 'signal' | 'onSpawn' | 'failOnPartialInput'> & {
+export type RunOptions = Pick<RunFfmpegOptions, 'onProgress' | 'signal' | 'onSpawn' | 'failOnPartialInput' | 'onStderrTail'> & {
   /** The only directory the process may write. */
   outputDir?: string;
   /** Sets the wall-time and CPU bounds; unknown = the longest allowed. */
@@ -93,7 +93,7 @@ export function createMediaTools(policy: MediaPolicy) {
     readOnly: outsideSystem(tool) ? [tool] : [],
   });
 
-  async function probeMedia(input: string, signal?: AbortSignal): Promise<MediaInfo> {
+  async function probeMedia(input: string, signal?: AbortSignal, opts: { allowAudioOnly?: boolean } = {}): Promise<MediaInfo> {
     const wall = limits.minWallSeconds;
     const info = await probe(input, {
       ffprobePath,
@@ -101,6 +101,7 @@ export function createMediaTools(policy: MediaPolicy) {
       timeoutMs: wall * 1000,
       signal,
       formatCheck: policy.formatCheck,
+      allowAudioOnly: opts.allowAudioOnly,
     });
     checkBounds(info, limits);
     return info;
@@ -116,8 +117,8 @@ export function createMediaTools(policy: MediaPolicy) {
     probe: probeMedia,
 
     /** Opens an input for a later job: re-probes it under the allow-lists and returns its input options. */
-    async open(input: string, signal?: AbortSignal): Promise<SafeInput & { info: MediaInfo }> {
-      const info = await probeMedia(input, signal);
+    async open(input: string, signal?: AbortSignal, opts: { allowAudioOnly?: boolean } = {}): Promise<SafeInput & { info: MediaInfo }> {
+      const info = await probeMedia(input, signal, opts);
       const inputArgs = policy.formatCheck ? safeInputArgs({ format: info.demuxer, remote: isRemoteInput(input) }) : [];
       return { path: input, demuxer: info.demuxer, inputArgs, info };
     },

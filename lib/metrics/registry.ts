@@ -83,3 +83,27 @@ export const webhookDeliveries = new client.Counter({
   labelNames: ['outcome'] as const,
   registers: [registry],
 });
+
+/** Issue 28 (SPEC §21): each rendition's measured quality against the source scaled to the rung. */
+export const renditionSsim = new client.Histogram({
+  name: 'vidhost_rendition_ssim_db',
+  help: 'Measured SSIM (dB, −10·log10(1−SSIM)) of a finished rendition against the scaled source, by rung',
+  labelNames: ['rung'] as const,
+  buckets: [8, 10, 12, 14, 16, 18, 20, 22, 25, 30, 40],
+  registers: [registry],
+});
+
+export const renditionPsnr = new client.Histogram({
+  name: 'vidhost_rendition_psnr_db',
+  help: 'Measured PSNR (dB) of a finished rendition against the scaled source, by rung',
+  labelNames: ['rung'] as const,
+  buckets: [25, 30, 33, 36, 38, 40, 42, 45, 50, 60],
+  registers: [registry],
+});
+
+export const renditionsBelowQualityFloor = new client.Counter({
+  name: 'vidhost_renditions_below_quality_floor_total',
+  help: 'Renditions whose measured SSIM is under QUALITY_FLOOR_SSIM_DB (reported, kept), by rung',
+  labelNames: ['rung'] as const,
+  registers: [registry],
+});

@@ -4,6 +4,7 @@ import { keys, type Storage } from '../storage';
 import type { CaptionRow } from './read';
 import { subtitleUri } from './keys';
 import { type SubtitleTrack, withSubtitles } from './master';
+import { audioUri, type AudioRendition, withAudio } from './audio';
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 
@@ -24,15 +25,23 @@ export async function subtitleTracks(db: Db, videoId: string): Promise<SubtitleT
   return rows.map((c) => ({ language: c.language, label: c.label, isDefault: c.is_default, uri: subtitleUri(c.language) }));
 }
 
+/** A video's ready audio renditions (SPEC §19), in the order the pipeline published them. */
+export async function audioRenditions(db: Db, videoId: string): Promise<AudioRendition[]> {
+  const rows: Array<{ rendition: string; language: string; name: string; is_default: boolean; channels: number }> = await db('audio_tracks')
+    .where({ video_id: videoId, status: 'ready' })
+    .orderBy(['ordinal', 'rendition']);
+  return rows.map((a) => ({ language: a.language, name: a.name, isDefault: a.is_default, channels: a.channels, uri: audioUri(a.rendition) }));
+}
+
 /**
- * The master as the pipeline built it, plus the captions in Postgres. Call inside withMasterLock.
+ * The master as the pipeline built it, plus the audio renditions and captions in Postgres. Call inside withMasterLock.
  * Every API process keeps small CDN files in memory (lib/playback/fileCache.ts): once the new
  * text is in storage, the video's files are announced changed, so none serves the old master.
  * (A row's notification alone could come before this write and be followed by a re-read of the
  * old file.)
  */
 export async function writeMaster(db: Db, storage: Storage, p: { workspaceId: string; videoId: string; text: string }): Promise<void> {
-  const text = withSubtitles(p.text, await subtitleTracks(db, p.videoId));
+  const text = withSubtitles(withAudio(p.text, await audioRenditions(db, p.videoId)), await subtitleTracks(db, p.videoId));
   await storage.put(keys.master(p.workspaceId, p.videoId), text, { contentType: PLAYLIST_TYPE });
   await db.raw('select pg_notify(?, ?)', [PLAYBACK_CHANNEL, `video:${p.videoId}`]);
 }

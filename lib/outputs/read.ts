@@ -18,21 +18,35 @@ export interface CaptionRow {
   status: 'ready';
 }
 
+export interface AudioTrackRow {
+  video_id: string;
+  rendition: string;
+  language: string;
+  name: string;
+  is_default: boolean;
+  channels: number;
+  status: 'pending_upload' | 'processing' | 'ready' | 'failed';
+}
+
 export interface VideoOutputs {
   statics: StaticRenditionRow[];
   captions: CaptionRow[];
+  /** SPEC §19; absent in rows loaded by code that predates it. */
+  audio_tracks?: AudioTrackRow[];
 }
 
 /** Static renditions and captions of many videos in two queries (lists must not do N+1). */
 export async function loadOutputs(db: Db, ids: string[]): Promise<Map<string, VideoOutputs>> {
-  const out = new Map<string, VideoOutputs>(ids.map((id) => [id, { statics: [], captions: [] }]));
+  const out = new Map<string, VideoOutputs>(ids.map((id) => [id, { statics: [], captions: [], audio_tracks: [] }]));
   if (ids.length === 0) return out;
-  const [statics, captions] = await Promise.all([
+  const [statics, captions, audio] = await Promise.all([
     db<StaticRenditionRow>('static_renditions').whereIn('video_id', ids).orderBy(['video_id', 'name']),
     db<CaptionRow>('captions').whereIn('video_id', ids).orderBy(['video_id', 'language']),
+    db<AudioTrackRow>('audio_tracks').whereIn('video_id', ids).orderBy(['video_id', 'ordinal', 'rendition']),
   ]);
   for (const s of statics) out.get(s.video_id)?.statics.push(s);
   for (const c of captions) out.get(c.video_id)?.captions.push(c);
+  for (const a of audio) out.get(a.video_id)?.audio_tracks?.push(a);
   return out;
 }
 
@@ -51,7 +65,16 @@ function staticViews(mp4Support: string, rows: StaticRenditionRow[]): Array<Pick
 /** The SPEC §14 part of the read shape. */
 export function outputFields(
   config: Config,
-  row: { id: string; passthrough?: string | null; max_resolution?: string | null; mp4_support?: string | null; source_video_id?: string | null; storyboard_ready?: boolean },
+  row: {
+    id: string;
+    passthrough?: string | null;
+    max_resolution?: string | null;
+    mp4_support?: string | null;
+    source_video_id?: string | null;
+    storyboard_ready?: boolean;
+    loudness_lufs?: number | null;
+    normalize_audio?: boolean;
+  },
   outputs: VideoOutputs | undefined,
   ready: boolean,
 ) {
@@ -75,6 +98,10 @@ export function outputFields(
       status: c.status,
       url: captionUrl(config, row.id, c.language),
     })),
+    // SPEC §19 (docs/audio.md)
+    audio_tracks: (outputs?.audio_tracks ?? []).map((a) => ({ language: a.language, name: a.name, default: a.is_default, channels: a.channels, status: a.status })),
+    loudness_lufs: row.loudness_lufs == null ? null : Math.round(Number(row.loudness_lufs) * 10) / 10,
+    normalize_audio: row.normalize_audio ?? false,
   };
 }
 

@@ -18,6 +18,8 @@ export interface PlaybackVideo {
   growing: boolean;
   /** The storyboard (seek previews) is published: the player page links it. */
   storyboard_ready: boolean;
+  /** SPEC §19: 'audio_only' gets the player's audio layout. */
+  audio_layout?: string | null;
   /** Bytes recorded in `bandwidth_usage` for the workspace in `month`. */
   bandwidth_bytes: number;
   month: string;
@@ -25,7 +27,7 @@ export interface PlaybackVideo {
 
 export async function loadPlaybackVideo(db: Db, uuid: string, month = monthOf()): Promise<PlaybackVideo | undefined> {
   const { rows } = await db.raw(
-    `select v.id, v.workspace_id, v.visibility, v.status, v.title, v.error_message, v.storyboard_ready, w.plan,
+    `select v.id, v.workspace_id, v.visibility, v.status, v.title, v.error_message, v.storyboard_ready, v.audio_layout, w.plan,
             exists (select 1 from renditions r where r.video_id = v.id and r.status in ('queued', 'processing')) as growing,
             coalesce((select b.bytes from bandwidth_usage b where b.workspace_id = v.workspace_id and b.month = ?::date), 0) as bandwidth_bytes
        from videos v join workspaces w on w.id = v.workspace_id

@@ -21,6 +21,8 @@ export const keys = {
   originalsPrefix: (workspaceId: string, videoId: string) => `originals/${workspaceId}/${videoId}/`,
   videoPrefix: (workspaceId: string, videoId: string) => `videos/${workspaceId}/${videoId}/`,
   master: (workspaceId: string, videoId: string) => `videos/${workspaceId}/${videoId}/hls/master.m3u8`,
+  /** SPEC §21: the DASH manifest over the CMAF (HEVC/AV1) renditions' segments, next to the master. */
+  dashManifest: (workspaceId: string, videoId: string) => `videos/${workspaceId}/${videoId}/hls/manifest.mpd`,
   rendition: (workspaceId: string, videoId: string, rung: string) => `videos/${workspaceId}/${videoId}/hls/${rung}/`,
   thumbnail: (workspaceId: string, videoId: string) => `videos/${workspaceId}/${videoId}/thumbnail.jpg`,
 };

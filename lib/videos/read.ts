@@ -39,6 +39,11 @@ export interface VideoRow {
   mp4_support: string;
   source_video_id: string | null;
   storyboard_ready: boolean;
+  /** SPEC §21 (absent on rows read before the column existed). */
+  codecs?: Array<'h264' | 'hevc' | 'av1'>;
+  normalize_audio: boolean;
+  loudness_lufs: number | null;
+  audio_layout: string | null;
   passthrough_rendition: PassthroughEntry | null;
   derived_bytes: number | string;
 }
@@ -52,6 +57,8 @@ export interface RenditionRow {
   bitrate: number;
   status: RenditionState['status'];
   progress: number;
+  ssim_db?: number | null;
+  psnr_db?: number | null;
 }
 
 export interface VideoRead extends OutputFields {
@@ -74,7 +81,9 @@ export interface VideoRead extends OutputFields {
   hls_url: string | null;
   thumbnail_url: string | null;
   embed_url: string | null;
-  renditions: Array<{ name: string; width: number; height: number; bitrate: number; status: string; progress: number }>;
+  renditions: Array<{ name: string; width: number; height: number; bitrate: number; status: string; progress: number; quality: RenditionQuality | null }>;
+  codecs: Array<'h264' | 'hevc' | 'av1'>;
+  dash_url: string | null;
   error_message?: string | null;
   error_code?: string | null;
   folder_id: string | null;
@@ -85,7 +94,14 @@ export interface VideoRead extends OutputFields {
 }
 
 /** A rendition as reads show it. */
-export type RenditionView = Pick<RenditionRow, 'name' | 'width' | 'height' | 'bitrate' | 'status' | 'progress'>;
+export type RenditionView = Pick<RenditionRow, 'name' | 'width' | 'height' | 'bitrate' | 'status' | 'progress' | 'ssim_db' | 'psnr_db'>;
+
+/** Measured quality against the source scaled to the rung (SPEC §21); null until measured. */
+export type RenditionQuality = { ssim_db: number; psnr_db: number };
+
+function qualityOf(r: { ssim_db?: number | null; psnr_db?: number | null }): RenditionQuality | null {
+  return r.ssim_db != null && r.psnr_db != null ? { ssim_db: Number(r.ssim_db), psnr_db: Number(r.psnr_db) } : null;
+}
 
 /** A row with its renditions (by ordinal) and tag names (by name), as one query returns them. */
 export type VideoWithRelations = VideoRow & { renditions: RenditionView[]; tags: string[]; created_at_text: string } & VideoOutputs;
@@ -97,7 +113,7 @@ export type VideoWithRelations = VideoRow & { renditions: RenditionView[]; tags:
 export const VIDEO_WITH_RELATIONS = `v.*,
   to_char(v.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at_text,
   coalesce((select json_agg(json_build_object('name', r.name, 'width', r.width, 'height', r.height, 'bitrate', r.bitrate,
-                                              'status', r.status, 'progress', r.progress) order by r.ordinal)
+                                              'status', r.status, 'progress', r.progress, 'ssim_db', r.ssim_db, 'psnr_db', r.psnr_db) order by r.ordinal)
               from renditions r where r.video_id = v.id), '[]'::json) as renditions,
   coalesce((select json_agg(t.name order by t.name)
               from video_tags vt join tags t on t.id = vt.tag_id where vt.video_id = v.id), '[]'::json) as tags,
@@ -105,7 +121,10 @@ export const VIDEO_WITH_RELATIONS = `v.*,
               from static_renditions s where s.video_id = v.id), '[]'::json) as statics,
   coalesce((select json_agg(json_build_object('video_id', c.video_id, 'language', c.language, 'label', c.label, 'is_default', c.is_default,
                                               'status', c.status) order by c.language)
-              from captions c where c.video_id = v.id), '[]'::json) as captions`;
+              from captions c where c.video_id = v.id), '[]'::json) as captions,
+  coalesce((select json_agg(json_build_object('video_id', a.video_id, 'rendition', a.rendition, 'language', a.language, 'name', a.name,
+                                              'is_default', a.is_default, 'channels', a.channels, 'status', a.status) order by a.ordinal, a.rendition)
+              from audio_tracks a where a.video_id = v.id), '[]'::json) as audio_tracks`;
 
 /** One workspace's live video with its relations, in one query. */
 export async function loadVideoWithRelations(db: Db, uuid: string, workspaceId: string): Promise<VideoWithRelations | undefined> {
@@ -156,12 +175,22 @@ export function serializeVideo(
   const status = live?.status ?? row.status;
   const publicId = videoPublicId(row.id);
   const ready = status === 'ready';
+  // The workflow's state is fresher for status and progress; measurements land on the rows.
+  const measured = new Map(renditions.map((r) => [r.name, r]));
   const rends = live?.renditions.length
-    ? live.renditions.map((r) => ({ name: r.name, width: r.width, height: r.height, bitrate: r.bitrate, status: r.status, progress: r.progress }))
-    : renditions.map((r) => ({ name: r.name, width: r.width, height: r.height, bitrate: r.bitrate, status: r.status, progress: r.progress }));
+    ? live.renditions.map((r) => ({
+        name: r.name,
+        width: r.width,
+        height: r.height,
+        bitrate: measured.get(r.name)?.bitrate ?? r.bitrate,
+        status: r.status,
+        progress: r.progress,
+        quality: r.quality ?? qualityOf(measured.get(r.name) ?? {}),
+      }))
+    : renditions.map((r) => ({ name: r.name, width: r.width, height: r.height, bitrate: r.bitrate, status: r.status, progress: r.progress, quality: qualityOf(r) }));
   // The passthrough the master lists: the rendition the video plays from until the ladder lands.
   const source = passthroughView(row.passthrough_rendition);
-  if (source && !rends.some((r) => r.name === source.name)) rends.push(source);
+  if (source && !rends.some((r) => r.name === source.name)) rends.push({ ...source, quality: null });
   const out: VideoRead = {
     id: publicId,
     video_id: publicId,
@@ -183,6 +212,8 @@ export function serializeVideo(
     thumbnail_url: ready ? `${config.cdnUrl}/v/${publicId}/thumbnail.jpg` : null,
     embed_url: ready ? `${config.playerUrl}/embed/${publicId}` : null,
     renditions: rends,
+    codecs: row.codecs ?? ['h264'],
+    dash_url: ready && (row.codecs ?? []).some((c) => c !== 'h264') ? `${config.cdnUrl}/v/${publicId}/manifest.mpd` : null,
     folder_id: row.folder_id,
     tags,
     created_at: iso(row.created_at)!,

@@ -4,7 +4,7 @@ import type { MaxResolution } from '../media/cap';
 import { TIMED_OUT, within } from '../timeout';
 import { type VideoSource, type VideoState, type VideoWorkflowInput, VideoIdKey, videoStateQuery, VideoStatusKey, videoWorkflowId, WorkspaceIdKey } from '../../workflows/defs';
 
-export type VideoRef = { videoId: string; workspaceId: string; storageKey: string; source: VideoSource; maxResolution?: MaxResolution };
+export type VideoRef = { videoId: string; workspaceId: string; storageKey: string; source: VideoSource; maxResolution?: MaxResolution; codecs?: Array<'h264' | 'hevc' | 'av1'> };
 
 /** What of the configuration a video's workflow is started with: plain data, so it can wait in the start outbox. */
 export type WorkflowQueues = Pick<Config['temporal'], 'taskQueue' | 'transcodeQueue' | 'heartbeatTimeoutMs'>;

@@ -88,7 +88,9 @@ describe('OpenAPI document', () => {
     const presigned = JSON.stringify(doc.paths?.['/upload/presigned']);
     assert.match(presigned, /"success"/);
     assert.match(presigned, /EnvelopeError/);
-    assert.deepEqual(Object.keys(doc.webhooks ?? {}).sort(), ['video.deleted', 'video.failed', 'video.ready', 'video.uploaded']);
+    assert.deepEqual(Object.keys(doc.webhooks ?? {}).sort(), [
+      'video.audio_track.deleted', 'video.audio_track.failed', 'video.audio_track.ready', 'video.deleted', 'video.failed', 'video.ready', 'video.uploaded',
+    ]);
     assert.equal(doc.paths?.['/v/{subject}/master.m3u8']?.get?.servers?.[0].url, 'http://cdn.example.test/media');
     assert.equal(doc.paths?.['/embed/{id}']?.get?.servers?.[0].url, 'http://localhost:3000/player');
     for (const [path, item] of Object.entries(doc.paths ?? {})) {

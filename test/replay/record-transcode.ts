@@ -92,6 +92,27 @@ const scenarios: Record<string, (s: Stack) => Promise<void>> = {
     await waitIdle(s, v.uuid);
     await deleteAndSave(s, a.id, v.uuid, 'transcode-chunks-idle-delete');
   },
+  /** Issue 28 (encoding-v1): the source IS the top rung (remuxed), the rung below encoded, its quality measured. */
+  async 'encoding-source-top-quality-idle-delete'(s) {
+    const a = await uploadFormA(s, await makeClip({ width: 640, height: 360, seconds: 3, videoBitrate: 400_000 }));
+    const v = await waitForVideo(s, a.id, (x) => allRenditionsReady(x) && x.renditions.some((r: { quality: unknown }) => r.quality !== null));
+    await waitIdle(s, v.uuid);
+    await deleteAndSave(s, a.id, v.uuid, 'encoding-source-top-quality-idle-delete');
+  },
+  /** Issue 28 (encoding-v1): no passthrough (HEVC); the lowest rung first, then the rest, each group's quality measured. */
+  async 'encoding-fallback-quality-idle-delete'(s) {
+    const a = await uploadFormA(s, await makeClip({ width: 640, height: 360, seconds: 3, codec: 'hevc' }));
+    const v = await waitForVideo(s, a.id, (x) => allRenditionsReady(x) && x.renditions.every((r: { quality: unknown }) => r.quality !== null));
+    await waitIdle(s, v.uuid);
+    await deleteAndSave(s, a.id, v.uuid, 'encoding-fallback-quality-idle-delete');
+  },
+  /** Issue 28 (encoding-codecs-v1): H.264 ladder, then HEVC and AV1 CMAF renditions and the DASH manifest. */
+  async 'encoding-codecs-idle-delete'(s) {
+    const a = await uploadFormA(s, await makeClip({ width: 320, height: 180, seconds: 2 }), { extra: { codecs: ['hevc', 'av1'] } });
+    const v = await waitForVideo(s, a.id, allRenditionsReady);
+    await waitIdle(s, v.uuid);
+    await deleteAndSave(s, a.id, v.uuid, 'encoding-codecs-idle-delete');
+  },
   /** Pipeline v2: a delete while chunks encode cancels them all, then removes the files. */
   async 'transcode-chunks-delete-mid-encode'(s) {
     const a = await uploadFormA(s, await makeClip({ width: 1280, height: 720, seconds: 20 }));

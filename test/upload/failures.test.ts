@@ -107,14 +107,18 @@ describe('upload failures and retries', function () {
     assert.ok(failed.error_message.length > 10);
   });
 
-  it('an audio-only file → failed no_video_stream', async function () {
+  // Audio-only files are media since SPEC §19 (test/audio/audio-only.test.ts); a file with
+  // neither video nor audio (a subtitle track alone) is still no_video_stream.
+  it('a file with no video or audio stream → failed no_video_stream', async function () {
     this.timeout(120_000);
-    const audio = path.join(os.tmpdir(), 'vidhost-audio-only.mp4');
-    if (!fs.existsSync(audio)) {
+    const file = path.join(os.tmpdir(), 'vidhost-subtitles-only.mkv');
+    if (!fs.existsSync(file)) {
       const { execFileSync } = await import('node:child_process');
-      execFileSync('ffmpeg', ['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'sine=duration=1', '-c:a', 'aac', audio]);
+      const srt = path.join(os.tmpdir(), 'vidhost-subtitles-only.srt');
+      fs.writeFileSync(srt, '1\n00:00:00,000 --> 00:00:01,000\nHello\n');
+      execFileSync('ffmpeg', ['-loglevel', 'error', '-y', '-i', srt, '-c:s', 'srt', file]);
     }
-    const { id } = await uploadFormA(s, audio);
+    const { id } = await uploadFormA(s, file);
     const failed = await waitForVideo(s, id, isStatus('failed'));
     assert.equal(failed.error_code, 'no_video_stream');
   });

@@ -69,6 +69,8 @@ function stubs(log: string[], probe: Partial<Awaited<ReturnType<Activities['prob
       log.push(`stitch:${p.rungs.join('+')}`);
     }) as Activities['stitchRenditions'],
     requestOutputs: rec('outputs') as Activities['requestOutputs'],
+    // SPEC §19 (audio-v1): the audio renditions, beside the video; not in the log, whose order is the video's.
+    encodeAudioTracks: (async () => ({ tracks: 1, loudnessLufs: -20 })) as Activities['encodeAudioTracks'],
   };
 }
 

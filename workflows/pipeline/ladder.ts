@@ -4,8 +4,16 @@
 import { isCancellation, patched } from '@temporalio/workflow';
 import type { PlaylistRung } from '../../lib/media/args';
 import { capLadder } from '../../lib/media/cap';
-import { keepPassthrough, planLadder, type Rung } from '../../lib/media/ladder';
+import { keepPassthrough, planLadder, sourceIsTopRung, type Rung } from '../../lib/media/ladder';
+import { audioOnlyPipeline } from './audio-only';
 import type { PipelineContext } from './context';
+
+/**
+ * SPEC §19 (docs/audio.md): audio becomes its own renditions (an HLS AUDIO group) and the video
+ * rungs carry none; audio-only sources take their own ladder. Runs started before it replay
+ * the muxed layout.
+ */
+export const AUDIO_PATCH = 'audio-v1';
 
 export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
   const { acts, io, state } = ctx;
@@ -17,11 +25,44 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
   if (source.kind === 'clip' && !(await acts.originalExists({ storageKey }))) {
     await io.cutClip({ sourceStorageKey: source.sourceStorageKey, storageKey, startSeconds: source.startSeconds, endSeconds: source.endSeconds });
   }
-  const { info, passthrough, chunks } = await io.planTranscode({ storageKey });
+  const audioGroup = patched(AUDIO_PATCH);
+  const { info, passthrough, chunks } = await io.planTranscode(audioGroup ? { storageKey, audioRenditions: true } : { storageKey });
+  if (audioGroup && info.hasVideo === false) return audioOnlyPipeline(ctx, info);
+  // With the AUDIO group, rungs and the passthrough are video only.
+  const rungAudio = info.hasAudio && !audioGroup;
   const { maxResolution } = ctx.input;
   const rungs = capLadder(planLadder({ width: info.width, height: info.height, rotation: info.rotation }), maxResolution);
   // max_resolution caps what viewers can get: a source above the cap is never published as-is.
   const aboveCap = maxResolution !== undefined && Math.min(info.width, info.height) > Number.parseInt(maxResolution, 10);
+  // SPEC §21: a source that fits the top rung's size and cap is published AS that rung (remuxed,
+  // never encoded again). Histories from before the marker replay without it.
+  const encodingV1 = patched('encoding-v1');
+  const top = rungs[rungs.length - 1];
+  const sourceTop =
+    encodingV1 && passthrough.eligible && !aboveCap && sourceIsTopRung({ width: info.width, height: info.height, rotation: info.rotation, videoBitrate: info.streams.video.bitrate }, top)
+      ? top
+      : undefined;
+  const qualityJobs: Array<Promise<void>> = [];
+  /** Measures a finished group's quality without holding the pipeline up; recorded as it comes. */
+  const measure = (group: Rung[]) => {
+    if (!encodingV1 || group.length === 0) return;
+    const job = io
+      .measureQuality({ workspaceId, videoId, storageKey, rungs: group.map((r) => ({ name: r.name, width: r.width, height: r.height })), fps: info.fps, durationSeconds: info.durationSeconds })
+      .then((results) => {
+        for (const q of results) {
+          const entry = state.renditions.find((r) => r.name === q.name);
+          if (!entry) continue;
+          entry.quality = q.quality;
+          if (q.bitrate !== null) entry.bitrate = q.bitrate;
+        }
+      })
+      .catch((err) => {
+        // Quality is reported, never a reason to fail a playable video; deletion still stops it.
+        if (isCancellation(err)) throw err;
+      });
+    ctx.track(job.catch(() => undefined));
+    qualityJobs.push(job);
+  };
   state.renditions = rungs.map((r) => ({ name: r.name, width: r.width, height: r.height, bitrate: r.videoBitrate, status: 'queued', progress: 0 }));
   state.progress = 0;
   await acts.recordMetadata({
@@ -36,15 +77,25 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
   // Handled at once: if an encode fails or is cancelled first, an unobserved rejection would fail the workflow task.
   ctx.track(thumbnail.catch(() => undefined));
 
+  // The audio renditions, from their own decode, beside the first video work; the master names
+  // them (and the video becomes ready) only once they are there.
+  const audio = audioGroup ? io.encodeAudioTracks({ workspaceId, videoId, storageKey }) : Promise.resolve(null);
+  if (audioGroup) ctx.track(Promise.all([thumbnail, audio].map((job) => job.catch(() => undefined))));
   let original: PlaylistRung | undefined;
   const ready: Rung[] = [];
-  const publishMaster = () =>
+  /** SPEC §21: HEVC/AV1 CMAF renditions, listed after the H.264 ladder. */
+  const cmaf: PlaylistRung[] = [];
+  const publish = () =>
     io.publishMaster({
       workspaceId,
       videoId,
       rungs: rungs.filter((r) => ready.includes(r)),
-      extra: original && keepPassthrough(original, ready) ? [original] : [],
+      extra: [...(original && keepPassthrough(original, ready) ? [original] : []), ...cmaf],
+      ...(audioGroup ? { videoOnly: true } : {}),
     });
+  // The master names the audio renditions from their rows: they are written first. (Without the
+  // marker, the call is made exactly as before, so older histories replay the same commands.)
+  const publishMaster = () => (audioGroup ? audio.then(publish) : publish());
   const becomeReady = async () => {
     await thumbnail;
     await ctx.setStatus('ready');
@@ -67,7 +118,7 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
           storageKey,
           rungs: group,
           chunk,
-          hasAudio: info.hasAudio,
+          hasAudio: rungAudio,
           fps: info.fps,
           durationSeconds: info.durationSeconds,
           signalProgress: chunks.length === 1,
@@ -95,17 +146,40 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
       r.progress = 100;
     }
     ctx.updateProgress();
+    measure(group);
   };
 
   if (passthrough.eligible && !aboveCap) {
     try {
-      original = await io.remuxPassthrough({ workspaceId, videoId, storageKey, hasAudio: info.hasAudio, width: info.width, height: info.height, codecs: passthrough.codecs });
+      const codecs = audioGroup ? passthrough.codecs.replace(',mp4a.40.2', '') : passthrough.codecs;
+      original = await io.remuxPassthrough({
+        workspaceId,
+        videoId,
+        storageKey,
+        hasAudio: rungAudio,
+        width: info.width,
+        height: info.height,
+        codecs,
+        ...(sourceTop ? { name: sourceTop.name } : {}),
+      });
     } catch (err) {
       if (isCancellation(err)) throw err;
       // The ladder's lowest rung is the way to playable instead.
     }
   }
-  if (original) {
+  if (original && sourceTop) {
+    // The remux IS the top rung: listed under its name with its measured bandwidth, ready now.
+    const entry = state.renditions[rungs.indexOf(sourceTop)];
+    await publishMaster();
+    await acts.recordRendition({ videoId, name: entry.name, status: 'ready', progress: 100 });
+    entry.status = 'ready';
+    entry.progress = 100;
+    entry.bitrate = original.videoBitrate;
+    ctx.updateProgress();
+    await becomeReady();
+    const below = rungs.filter((r) => r !== sourceTop);
+    if (below.length) await encodeGroup(below);
+  } else if (original) {
     await publishMaster();
     await becomeReady();
     await encodeGroup(rungs);
@@ -114,6 +188,25 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
     await becomeReady();
     if (rungs.length > 1) await encodeGroup(rungs.slice(1));
   }
+  // SPEC §21 codecs: each extra codec's rungs (every rung, the source's too) once H.264 is complete.
+  // A failed extra encode leaves the video as it is: H.264 always plays.
+  const extraCodecs = (ctx.input.codecs ?? []).filter((c) => c !== 'h264');
+  if (extraCodecs.length > 0 && state.status === 'ready' && patched('encoding-codecs-v1')) {
+    for (const codec of extraCodecs) {
+      const results = await Promise.allSettled(
+        rungs.map((rung) => io.encodeCmafRendition({ workspaceId, videoId, storageKey, rung, codec, fps: info.fps, durationSeconds: info.durationSeconds })),
+      );
+      for (const r of results) {
+        if (r.status === 'fulfilled') cmaf.push(r.value);
+        else if (isCancellation(r.reason)) throw r.reason;
+      }
+    }
+    if (cmaf.length > 0) {
+      await publishMaster();
+      await io.publishDash({ workspaceId, videoId, durationSeconds: info.durationSeconds, renditions: cmaf });
+    }
+  }
+  await Promise.all(qualityJobs);
   await acts.recordState({ videoId, progress: state.progress });
   // SPEC §14 outputs (MP4, storyboard) run in their own workflow, from the finished ladder. New
   // marker here: transcode-* histories recorded before it replay without the request.

@@ -78,7 +78,7 @@ export function UploadPage() {
             ref={input}
             class="visually-hidden"
             type="file"
-            accept="video/*"
+            accept="video/*,audio/*"
             multiple
             onChange={(e) => {
               const f = (e.target as HTMLInputElement).files;

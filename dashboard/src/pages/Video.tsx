@@ -64,10 +64,45 @@ export function VideoPage({ id }: { id: string }) {
         <section aria-label="Details">
           <EditForm video={v} onSaved={reload} />
           <Renditions video={v} />
+          <AudioTracks video={v} />
           <Extras video={v} />
           <DeleteButton id={v.id} />
         </section>
       </div>
+    </>
+  );
+}
+
+/** SPEC §19: the AUDIO group's renditions and the measured loudness. */
+function AudioTracks({ video }: { video: Video }) {
+  const tracks = video.audio_tracks ?? [];
+  if (!tracks.length && video.loudness_lufs == null) return null;
+  return (
+    <>
+      <h2>Audio</h2>
+      {video.loudness_lufs != null && <p>Loudness {video.loudness_lufs} LUFS (EBU R128)</p>}
+      {tracks.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Language</th>
+              <th scope="col">Name</th>
+              <th scope="col">Channels</th>
+              <th scope="col">State</th>
+            </tr>
+          </thead>
+          <tbody>
+            {tracks.map((t) => (
+              <tr key={`${t.language}-${t.channels}-${t.name}`}>
+                <td>{t.language}{t.default ? ' (default)' : ''}</td>
+                <td>{t.name}</td>
+                <td>{t.channels === 6 ? '5.1' : 'stereo'}</td>
+                <td>{t.status}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
     </>
   );
 }

@@ -1,0 +1,80 @@
+// Issue 28 (SPEC §21): renditions in HEVC (libx265) and AV1 (SVT-AV1) next to the H.264 ladder,
+// as CMAF (fMP4) HLS renditions in `hls/<rung>-<codec>/`, and the DASH manifest over the same
+// segments (`hls/manifest.mpd`, served at {cdn_url}/v/<id|token>/manifest.mpd). Every encode
+// and probe runs through the media policy (allow-lists, sandbox, limits) like the H.264 ladder.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Context } from '@temporalio/activity';
+import { createMediaTools, measuredBandwidth, type PlaylistRung, type Rung } from '../lib/media';
+import { parseMediaPlaylist } from '../lib/media/chunks';
+import { cmafCodecString, cmafRungArgs, codecRenditionName, type VideoCodec } from '../lib/media/cmaf';
+import { dashManifest } from '../lib/media/dash';
+import { keys } from '../lib/storage';
+import type { ActivityDeps } from './deps';
+import { toFailure } from './media';
+import { withTempDir } from './outputs/common';
+
+const TYPES: Record<string, string> = { '.m3u8': 'application/vnd.apple.mpegurl', '.m4s': 'video/mp4', '.mp4': 'video/mp4' };
+
+export function codecActivities({ config, storage }: ActivityDeps) {
+  const media = createMediaTools(config.media);
+  const segmentSeconds = config.media.segmentSeconds;
+
+  async function readText(key: string): Promise<string> {
+    const obj = await storage.get(key);
+    if (!obj) throw new Error(`missing ${key}`);
+    const parts: Buffer[] = [];
+    for await (const c of obj.body) parts.push(Buffer.from(c as Buffer));
+    return Buffer.concat(parts).toString('utf8');
+  }
+
+  return {
+    /** One rung in HEVC or AV1 as a CMAF rendition; returns its master playlist entry (measured, probed CODECS). Idempotent. */
+    async encodeCmafRendition(p: { workspaceId: string; videoId: string; storageKey: string; rung: Rung; codec: VideoCodec; fps: number | null; durationSeconds: number | null }): Promise<PlaylistRung> {
+      const ctx = Context.current();
+      let progress = 0;
+      const beat = setInterval(() => ctx.heartbeat({ progress }), 1000);
+      const name = codecRenditionName(p.rung.name, p.codec);
+      try {
+        return await withTempDir(async (dir) => {
+          const input = await media.open(await storage.mediaSource(p.storageKey), ctx.cancellationSignal);
+          const args = cmafRungArgs({ input: input.path, inputArgs: input.inputArgs, outputDir: dir, rung: p.rung, codec: p.codec, segmentSeconds, fps: p.fps });
+          await media.ffmpeg(args, input, { outputDir: dir, durationSeconds: p.durationSeconds, signal: ctx.cancellationSignal, onProgress: (pct) => (progress = pct) });
+          const segments = parseMediaPlaylist(await fs.readFile(path.join(dir, 'index.m3u8'), 'utf8'));
+          if (segments.length === 0 || segments.some((s) => !/^seg_[0-9]{5}\.m4s$/.test(s.uri))) throw new Error(`unexpected ${name} playlist`);
+          const sizes = await Promise.all(segments.map(async (s) => ({ seconds: s.seconds, bytes: (await fs.stat(path.join(dir, s.uri))).size })));
+          const bw = measuredBandwidth(sizes);
+          // CODECS from what was written: init + first fragment is a self-contained file to probe.
+          const first = path.join(dir, 'first.mp4');
+          await fs.writeFile(first, Buffer.concat([await fs.readFile(path.join(dir, 'init.mp4')), await fs.readFile(path.join(dir, segments[0].uri))]));
+          const probed = (await media.open(first, ctx.cancellationSignal)).info.streams.video;
+          await fs.rm(first);
+          const prefix = keys.rendition(p.workspaceId, p.videoId, name);
+          const files = (await fs.readdir(dir)).sort();
+          // Init and segments first, the playlist last: it never names a file that is not there.
+          for (const f of [...files.filter((x) => !x.endsWith('.m3u8')), ...files.filter((x) => x.endsWith('.m3u8'))]) {
+            await storage.putFile(prefix + f, path.join(dir, f), { contentType: TYPES[path.extname(f)] ?? 'application/octet-stream' });
+            ctx.heartbeat({ uploading: f });
+          }
+          return { ...p.rung, name, codecs: cmafCodecString(p.codec, { profile: probed.profile, level: probed.level }), videoBitrate: bw.average, maxrate: bw.peak, audioBitrate: 0 };
+        });
+      } catch (err) {
+        throw toFailure(err);
+      } finally {
+        clearInterval(beat);
+      }
+    },
+
+    /** `hls/manifest.mpd` over the CMAF renditions, from their stored playlists. Idempotent. */
+    async publishDash(p: { workspaceId: string; videoId: string; durationSeconds: number | null; renditions: PlaylistRung[] }): Promise<void> {
+      const reps = [];
+      let duration = p.durationSeconds ?? 0;
+      for (const r of p.renditions) {
+        const segments = parseMediaPlaylist(await readText(keys.rendition(p.workspaceId, p.videoId, r.name) + 'index.m3u8')).map((s) => s.seconds);
+        duration = Math.max(duration, segments.reduce((a, b) => a + b, 0));
+        reps.push({ id: r.name, codecs: r.codecs ?? '', bandwidth: r.maxrate, width: r.width, height: r.height, segments });
+      }
+      await storage.put(keys.dashManifest(p.workspaceId, p.videoId), dashManifest(duration, reps), { contentType: 'application/dash+xml' });
+    },
+  };
+}

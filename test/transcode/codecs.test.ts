@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { allRenditionsReady, uploadFormA, waitForVideo } from '../support/flow';
+import { ffprobeJson, makeClip } from '../support/media';
+import { startStack, type Stack } from '../support/stack';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'];
+const SHAKA = path.join(__dirname, '..', '..', 'node_modules', 'shaka-player', 'dist', 'shaka-player.compiled.js');
+
+/** Issue 28 (SPEC §21): HEVC and AV1 as CMAF renditions next to H.264, and a DASH manifest over them. */
+describe('codecs: HEVC and AV1 CMAF renditions, DASH (real ffmpeg + Temporal + Chromium)', function () {
+  this.timeout(300_000);
+  let s: Stack;
+  before(async () => {
+    s = await startStack();
+  });
+
+  it('lists hvc1/av01 variants with correct CODECS, the HEVC rendition probes as HEVC, and Shaka plays the AV1 DASH manifest', async () => {
+    const { id } = await uploadFormA(s, await makeClip({ width: 320, height: 180, seconds: 4 }), { extra: { codecs: ['hevc', 'av1'] } });
+    const v = await waitForVideo(s, id, allRenditionsReady, 240_000);
+    assert.deepEqual(v.codecs, ['h264', 'hevc', 'av1']);
+    assert.equal(v.dash_url, `${s.config.cdnUrl}/v/${id}/manifest.mpd`);
+    // The CMAF renditions follow the H.264 ladder: wait for the manifest.
+    let mpd: Response | undefined;
+    for (let i = 0; i < 240 && (!mpd || mpd.status !== 200); i++) {
+      mpd = await fetch(v.dash_url);
+      if (mpd.status !== 200) await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.equal(mpd!.status, 200);
+    assert.equal(mpd!.headers.get('content-type'), 'application/dash+xml');
+    const manifest = await mpd!.text();
+    assert.match(manifest, /codecs="av01\.0\.\d\dM\.08"/);
+    assert.match(manifest, /codecs="hvc1\.1\.6\.L\d+\.B0"/);
+
+    const master = await (await fetch(v.hls_url)).text();
+    assert.match(master, /CODECS="hvc1\.1\.6\.L\d+\.B0"[^\n]*\n180p-hevc\/index\.m3u8/);
+    assert.match(master, /CODECS="av01\.0\.\d\dM\.08"[^\n]*\n180p-av1\/index\.m3u8/);
+    assert.match(master, /CODECS="avc1\.[0-9a-f]{6},mp4a\.40\.2"[^\n]*\n180p\/index\.m3u8/, 'H.264 always stays');
+
+    // The HEVC rendition is HEVC in hvc1 sample entries (what Safari and MSE require), full length.
+    const hevc = await ffprobeJson(await s.storage.mediaSource(`videos/${s.ws.id}/${v.uuid}/hls/180p-hevc/index.m3u8`));
+    const stream = hevc.streams.find((x) => x.codec_type === 'video')!;
+    assert.equal(stream.codec_name, 'hevc');
+    assert.equal(stream.codec_tag_string, 'hvc1');
+    assert.equal(stream.width, 320);
+    assert.ok(Math.abs(Number(hevc.format.duration) - 4) < 0.2, `duration ${hevc.format.duration}`);
+    // Segments and init are served by the CDN routes with their types.
+    const init = await fetch(new URL('180p-av1/init.mp4', v.dash_url));
+    assert.equal(init.status, 200);
+    assert.equal(init.headers.get('content-type'), 'video/mp4');
+
+    // Shaka Player (another origin) plays the DASH manifest with AV1 in Chromium.
+    const site = http.createServer((req, res) => {
+      if (req.url === '/shaka.js') {
+        res.setHeader('Content-Type', 'text/javascript');
+        fs.createReadStream(SHAKA).pipe(res);
+        return;
+      }
+      res.setHeader('Content-Type', 'text/html; charset=utf-8');
+      res.end('<!doctype html><video id="v" muted autoplay playsinline></video><script src="/shaka.js"></script>');
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
+      const result = await page.evaluate(async (url) => {
+        const w = window as unknown as { shaka: any };
+        w.shaka.polyfill.installAll();
+        const video = document.getElementById('v') as HTMLVideoElement;
+        const player = new w.shaka.Player();
+        await player.attach(video);
+        player.configure({ preferredVideoCodecs: ['av01'] });
+        await player.load(url);
+        await video.play();
+        const t0 = Date.now();
+        while (video.currentTime < 1 && Date.now() - t0 < 30_000) await new Promise((r) => setTimeout(r, 100));
+        const active = player.getVariantTracks().find((t: { active: boolean }) => t.active);
+        return { time: video.currentTime, width: video.videoWidth, codec: active?.videoCodec ?? null, error: video.error?.message ?? null };
+      }, v.dash_url);
+      assert.equal(result.error, null);
+      assert.ok(result.time >= 1, `played to ${result.time} s`);
+      assert.equal(result.width, 320);
+      assert.match(String(result.codec), /^av01/);
+    } finally {
+      await browser.close();
+      site.close();
+    }
+  });
+});
