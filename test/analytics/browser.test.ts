@@ -32,7 +32,10 @@ describe('Viewer analytics in a real browser (embed player, Shaka + SDK)', funct
     [video, browser] = await Promise.all([readyVideo(s, clip, 'public'), chromium.launch({ executablePath: CHROMIUM, args: ARGS })]);
     // The media's own rate: throttling below it forces a stall whatever the machine's speed.
     const master = await (await fetch(`${s.config.cdnUrl}/v/${video.id}/master.m3u8`)).text();
-    const media = new URL(master.split('\n').find((l) => l && !l.startsWith('#'))!, `${s.config.cdnUrl}/v/${video.id}/master.m3u8`);
+    // The first variant stream's playlist (a master may also list audio-only renditions).
+    const lines = master.split('\n');
+    const variant = lines[lines.findIndex((l) => l.startsWith('#EXT-X-STREAM-INF')) + 1];
+    const media = new URL(variant, `${s.config.cdnUrl}/v/${video.id}/master.m3u8`);
     const playlist = await (await fetch(media)).text();
     const segs = playlist.split('\n').filter((l) => l && !l.startsWith('#'));
     const sizes = await Promise.all(segs.map(async (u) => (await (await fetch(new URL(u, media))).arrayBuffer()).byteLength));
@@ -72,7 +75,7 @@ describe('Viewer analytics in a real browser (embed player, Shaka + SDK)', funct
       const cdp = await page.context().newCDPSession(page);
       await cdp.send('Network.enable');
       await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 50, downloadThroughput: Math.round(bytesPerSecond * 0.45), uploadThroughput: -1 });
-      await page.goto(url);
+      await page.goto(url, { waitUntil: 'commit' });
       const frame = page.mainFrame();
       const h264 = await frame.evaluate(() => MediaSource.isTypeSupported('video/mp4; codecs="avc1.42E01E,mp4a.40.2"'));
       assert.ok(h264, 'this Chromium build cannot decode H.264 through MSE');
