@@ -15,6 +15,34 @@ export interface EmitEventInput {
 
 export const deliveryWorkflowId = (deliveryId: string) => `delivery-${deliveryId}`;
 
+/** Starts one delivery workflow per endpoint subscribed to `type` (events of videos and live streams alike). */
+export async function fanOutEvent({ config, db, temporal }: Pick<ActivityDeps, 'config' | 'db' | 'temporal'>, workspaceId: string, type: string, eventId: string): Promise<{ deliveries: number }> {
+  const endpoints: Array<{ id: string }> = await db('webhook_endpoints')
+    .where({ workspace_id: workspaceId, enabled: true })
+    .whereNull('deleted_at')
+    .andWhere((q) => q.whereNull('events').orWhereRaw('? = any(events)', [type]))
+    .select('id');
+  for (const ep of endpoints) {
+    await db('webhook_deliveries')
+      .insert({ id: newId('dlv'), endpoint_id: ep.id, event_id: eventId, status: 'pending' })
+      .onConflict(['endpoint_id', 'event_id'])
+      .ignore();
+    const delivery = await db('webhook_deliveries').where({ endpoint_id: ep.id, event_id: eventId }).first('id');
+    try {
+      await temporal.workflow.start('webhookDeliveryWorkflow', {
+        taskQueue: config.temporal.taskQueue,
+        workflowId: deliveryWorkflowId(delivery.id),
+        // A retried emitEvent must not send again what a finished run delivered.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        args: [{ deliveryId: delivery.id, scheduleMs: [...config.webhooks.retryScheduleMs], attemptTimeoutMs: config.webhooks.timeoutMs } satisfies DeliveryWorkflowInput],
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  }
+  return { deliveries: endpoints.length };
+}
+
 /**
  * Records an event and starts one delivery workflow per subscribed endpoint. The video's workflow
  * only waits for this bookkeeping, never for a receiver (SPEC §9).
@@ -38,30 +66,7 @@ export function eventActivities({ config, db, temporal }: ActivityDeps) {
           .ignore();
         event = await db('events').where({ id: p.eventId }).first();
       }
-      const endpoints: Array<{ id: string }> = await db('webhook_endpoints')
-        .where({ workspace_id: p.workspaceId, enabled: true })
-        .whereNull('deleted_at')
-        .andWhere((q) => q.whereNull('events').orWhereRaw('? = any(events)', [p.type]))
-        .select('id');
-      for (const ep of endpoints) {
-        await db('webhook_deliveries')
-          .insert({ id: newId('dlv'), endpoint_id: ep.id, event_id: event.id, status: 'pending' })
-          .onConflict(['endpoint_id', 'event_id'])
-          .ignore();
-        const delivery = await db('webhook_deliveries').where({ endpoint_id: ep.id, event_id: event.id }).first('id');
-        try {
-          await temporal.workflow.start('webhookDeliveryWorkflow', {
-            taskQueue: config.temporal.taskQueue,
-            workflowId: deliveryWorkflowId(delivery.id),
-            // A retried emitEvent must not send again what a finished run delivered.
-            workflowIdReusePolicy: 'REJECT_DUPLICATE',
-            args: [{ deliveryId: delivery.id, scheduleMs: [...config.webhooks.retryScheduleMs], attemptTimeoutMs: config.webhooks.timeoutMs } satisfies DeliveryWorkflowInput],
-          });
-        } catch (err) {
-          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-        }
-      }
-      return { deliveries: endpoints.length };
+      return fanOutEvent({ config, db, temporal }, p.workspaceId, p.type, event.id);
     },
   };
 }

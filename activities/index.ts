@@ -5,6 +5,7 @@ import { eventActivities } from './events';
 import { fileActivities } from './files';
 import { importActivities } from './import';
 import { ladderActivities } from './ladder';
+import { liveActivities } from './live';
 import { mediaActivities } from './media';
 import { outputActivities } from './outputs';
 import { qualityActivities } from './quality';
@@ -29,6 +30,7 @@ export function createActivities(deps: ActivityDeps) {
     ...qualityActivities(deps),
     ...codecActivities(deps),
     ...audioActivities(deps),
+    ...liveActivities(deps),
   };
 }
 

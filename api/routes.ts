@@ -11,9 +11,11 @@ import type { Deps } from './deps';
 import { folderRoutes } from './folders/routes';
 import { healthRoutes } from './health/routes';
 import { keyRoutes } from './keys/routes';
+import { liveRoutes } from './live/routes';
 import { openapiRoutes } from './openapi/routes';
 import { playbackRoutes } from './playback/routes';
 import { playerRoutes } from './player/routes';
+import { restrictionRoutes } from './restrictions/routes';
 import { sessionRoutes } from './session/routes';
 import { storageRoutes } from './storage/routes';
 import { tagRoutes } from './tags/routes';
@@ -35,7 +37,7 @@ export function publicRouter(deps: Deps): Router {
 /** Everything behind an API key. One resource, one folder. */
 export function apiRouter(deps: Deps): Router {
   const r = new Router();
-  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes, audioTrackRoutes, analyticsRoutes]) mount(r, deps);
+  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes, audioTrackRoutes, restrictionRoutes, liveRoutes, analyticsRoutes]) mount(r, deps);
   return r;
 }
 

@@ -1,4 +1,5 @@
-import { loadConfig } from '../lib/config';
+import { type Config, loadConfig } from '../lib/config';
+import { rewrapContentKeys } from '../lib/protection/keys';
 import { createDb, type Db } from '../lib/db';
 import { addMembership, upsertPerson, type Role } from '../lib/accounts/people';
 import { randomToken } from '../lib/ids';
@@ -19,7 +20,9 @@ const USAGE = `usage: admin <command>
   workspace list
   key create <workspace_id> [--access read|full] [--name NAME]
   key list <workspace_id>
-  key revoke <key_id>`;
+  key revoke <key_id>
+  playback-keys rewrap                        master key rotation: re-wrap every video's AES-128 key
+                                              with PLAYBACK_KEY_MASTER_KID (docs/protection.md)`;
 
 function flag(args: string[], name: string): string | undefined {
   const i = args.indexOf(`--${name}`);
@@ -41,7 +44,7 @@ async function bootstrapAccount(db: Db, workspaceId: string): Promise<void> {
   console.log(`dashboard account: admin@localhost\npassword (shown once): ${password}`);
 }
 
-async function run(db: Db, args: string[]): Promise<void> {
+async function run(db: Db, args: string[], config: Config): Promise<void> {
   const [group, cmd, arg] = args;
   if (group === 'bootstrap') {
     const existing = await db('workspaces').orderBy('created_at').first();
@@ -106,6 +109,9 @@ async function run(db: Db, args: string[]): Promise<void> {
   } else if (group === 'key' && cmd === 'revoke' && arg) {
     const n = await db('api_keys').where({ id: arg }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
     console.log(n ? `revoked ${arg}` : `no active key ${arg}`);
+  } else if (group === 'playback-keys' && cmd === 'rewrap') {
+    const n = await rewrapContentKeys(db, config.protection);
+    console.log(`re-wrapped ${n} video key(s) with master ${config.protection.currentKid}`);
   } else {
     console.log(USAGE);
     process.exitCode = 2;
@@ -113,9 +119,10 @@ async function run(db: Db, args: string[]): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const db = createDb(loadConfig().databaseUrl, 2);
+  const config = loadConfig();
+  const db = createDb(config.databaseUrl, 2);
   try {
-    await run(db, process.argv.slice(2));
+    await run(db, process.argv.slice(2), config);
   } finally {
     await db.destroy();
   }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -6,6 +7,7 @@ import type { MediaPolicy } from './media/tools';
 import type { RateControl } from './media/args';
 import { parseTrustedProxies } from './net/proxies';
 import type { RenderLimits } from './outputs/renderQueue';
+import type { MasterKey, MasterKeys } from './protection/keys';
 
 // Env strings are parsed explicitly: Boolean('false') === true is the classic trap.
 const bool = z
@@ -56,7 +58,7 @@ const schema = z.object({
     .string()
     .default('workflow,transcode')
     .transform((s) => s.split(',').map((r) => r.trim()).filter(Boolean))
-    .pipe(z.array(z.enum(['workflow', 'transcode'])).min(1)),
+    .pipe(z.array(z.enum(['workflow', 'transcode', 'live'])).min(1)),
 
   STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
   STORAGE_LOCAL_DIR: z.string().optional(),
@@ -78,6 +80,9 @@ const schema = z.object({
 
   PLAYBACK_SIGNING_KEYS: z.string().optional(),
   PLAYBACK_SIGNING_KID: z.string().optional(),
+  // SPEC §20: master keys wrapping per-video AES-128 keys, "kid:<base64 of 32 bytes>[,kid:…]" (docs/protection.md)
+  PLAYBACK_KEY_MASTERS: z.string().optional(),
+  PLAYBACK_KEY_MASTER_KID: z.string().optional(),
 
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(100),
   // security (issue 22): who may set X-Forwarded-For, and the key that seals secrets at rest
@@ -169,6 +174,25 @@ const schema = z.object({
   ANALYTICS_BUFFER_MAX_ROWS: z.coerce.number().int().min(100).default(200_000),
   ANALYTICS_ROLLUP_EVERY_SECONDS: z.coerce.number().int().min(10).default(60),
   ANALYTICS_ROLLUP_LOOKBACK_HOURS: z.coerce.number().int().min(1).max(48).default(2),
+
+  // live room (issue 23): ingest (media server), live task queue, latency (docs/live.md)
+  TEMPORAL_LIVE_QUEUE: z.string().default('vidhost-live'),
+  LIVE_CONCURRENCY: z.coerce.number().int().min(1).default(4),
+  LIVE_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(1000).default(4000),
+  LIVE_INGEST_HOST: z.string().default('127.0.0.1'),
+  LIVE_RTMP_PORT: z.coerce.number().int().min(0).max(65535).default(1935),
+  LIVE_SRT_PORT: z.coerce.number().int().min(0).max(65535).default(8890),
+  LIVE_MEDIA_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8935),
+  /** Where encoders are told to send (ingest.rtmp_url/srt_url); default from PUBLIC_BASE_URL's host. */
+  LIVE_PUBLIC_INGEST_HOST: z.string().optional(),
+  /** How live workers reach the media server to read a feed. */
+  LIVE_MEDIA_INTERNAL_URL: z.string().default('rtmp://127.0.0.1:1935'),
+  /** Signs the live workers' reads from the media server (only they may play a feed). */
+  LIVE_MEDIA_SECRET: z.string().min(16).optional(),
+  LIVE_SEGMENT_SECONDS: z.coerce.number().min(1).max(10).default(2),
+  LIVE_LOW_LATENCY_SEGMENT_SECONDS: z.coerce.number().min(0.2).max(2).default(1),
+  LIVE_WINDOW_SECONDS: z.coerce.number().min(30).default(36),
+  LIVE_X264_PRESET: z.string().default('veryfast'),
 });
 
 export type Env = z.input<typeof schema>;
@@ -199,7 +223,7 @@ export interface Config {
     transcodeQueue: string;
     transcodeConcurrency: number;
     heartbeatTimeoutMs: number;
-    workerRoles: Array<'workflow' | 'transcode'>;
+    workerRoles: Array<'workflow' | 'transcode' | 'live'>;
   };
   storage: {
     driver: 'local' | 's3';
@@ -227,6 +251,8 @@ export interface Config {
   /** Key material for lib/secrets.ts (SECRETS_KEY, else UPLOAD_SIGNING_SECRET). */
   secretsKey: Uint8Array;
   playback: { keys: PlaybackKey[]; signingKid: string };
+  /** Master keys for encrypted HLS (SPEC §20); empty in production when not configured: `aes-128` is then refused. */
+  protection: MasterKeys;
   rateLimitPerMinute: number;
   /** CIDRs of the proxies whose X-Forwarded-For is believed (lib/net/proxies.ts); empty: none. */
   trustedProxies: string[];
@@ -257,6 +283,23 @@ export interface Config {
   logFormat: 'auto' | 'pretty' | 'json';
   // analytics room
   analytics: { rawDays: number; flushMs: number; flushRows: number; bufferMaxRows: number; rollupEverySeconds: number; lookbackHours: number };
+  // live room
+  live: {
+    queue: string;
+    concurrency: number;
+    heartbeatTimeoutMs: number;
+    ingestHost: string;
+    rtmpPort: number;
+    srtPort: number;
+    mediaHttpPort: number;
+    publicIngestHost: string;
+    mediaInternalUrl: string;
+    mediaSecret: string;
+    segmentSeconds: number;
+    lowLatencySegmentSeconds: number;
+    windowSeconds: number;
+    x264Preset: string;
+  };
 }
 
 const DEV_SECRET = 'dev-only-insecure-secret-change-me';
@@ -273,6 +316,26 @@ function parsePlaybackKeys(text: string | undefined, isProd: boolean): PlaybackK
     if (secret.length < 16) throw new Error(`playback key ${pair.slice(0, i)} is shorter than 16 chars`);
     return { kid: pair.slice(0, i).trim(), secret: new TextEncoder().encode(secret) };
   });
+}
+
+/** Development only: a fixed master derived from the dev secret, so a fresh checkout encrypts without setup. */
+const DEV_MASTER: MasterKey = { kid: 'dev', key: createHash('sha256').update(`master:${DEV_SECRET}`).digest() };
+
+function parseMasterKeys(text: string | undefined, kid: string | undefined, isProd: boolean): MasterKeys {
+  if (!text) {
+    if (kid) throw new Error('PLAYBACK_KEY_MASTER_KID is set without PLAYBACK_KEY_MASTERS');
+    return isProd ? { keys: [], currentKid: '' } : { keys: [DEV_MASTER], currentKid: DEV_MASTER.kid };
+  }
+  const keys = text.split(',').map((pair) => {
+    const i = pair.indexOf(':');
+    if (i <= 0) throw new Error('PLAYBACK_KEY_MASTERS must be "kid:base64[,kid:base64]"');
+    const key = Buffer.from(pair.slice(i + 1).trim(), 'base64');
+    if (key.length !== 32) throw new Error(`master key ${pair.slice(0, i)} must be 32 bytes (base64)`);
+    return { kid: pair.slice(0, i).trim(), key };
+  });
+  const currentKid = kid ?? keys[0].kid;
+  if (!keys.some((k) => k.kid === currentKid)) throw new Error(`PLAYBACK_KEY_MASTER_KID ${currentKid} is not in PLAYBACK_KEY_MASTERS`);
+  return { keys, currentKid };
 }
 
 /** mTLS needs a certificate and its key together; an API key implies TLS (Temporal Cloud refuses plain text). */
@@ -355,6 +418,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     secretsKey: new TextEncoder().encode(e.SECRETS_KEY ?? e.UPLOAD_SIGNING_SECRET ?? DEV_SECRET),
     playback: { keys, signingKid },
+    protection: parseMasterKeys(e.PLAYBACK_KEY_MASTERS, e.PLAYBACK_KEY_MASTER_KID, isProd),
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     trustedProxies: e.TRUSTED_PROXIES,
     hot: {
@@ -422,6 +486,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       bufferMaxRows: e.ANALYTICS_BUFFER_MAX_ROWS,
       rollupEverySeconds: e.ANALYTICS_ROLLUP_EVERY_SECONDS,
       lookbackHours: e.ANALYTICS_ROLLUP_LOOKBACK_HOURS,
+    },
+    // live room
+    live: {
+      queue: e.TEMPORAL_LIVE_QUEUE,
+      concurrency: e.LIVE_CONCURRENCY,
+      heartbeatTimeoutMs: e.LIVE_HEARTBEAT_TIMEOUT_MS,
+      ingestHost: e.LIVE_INGEST_HOST,
+      rtmpPort: e.LIVE_RTMP_PORT,
+      srtPort: e.LIVE_SRT_PORT,
+      mediaHttpPort: e.LIVE_MEDIA_HTTP_PORT,
+      publicIngestHost: e.LIVE_PUBLIC_INGEST_HOST ?? new URL(base).hostname,
+      mediaInternalUrl: e.LIVE_MEDIA_INTERNAL_URL.replace(/\/+$/, ''),
+      // Defaults to the upload signing secret (required in production), so one secret less to provision.
+      mediaSecret: e.LIVE_MEDIA_SECRET ?? e.UPLOAD_SIGNING_SECRET ?? DEV_SECRET,
+      segmentSeconds: e.LIVE_SEGMENT_SECONDS,
+      lowLatencySegmentSeconds: e.LIVE_LOW_LATENCY_SEGMENT_SECONDS,
+      windowSeconds: e.LIVE_WINDOW_SECONDS,
+      x264Preset: e.LIVE_X264_PRESET,
     },
   });
 }

@@ -16,6 +16,8 @@ export function ensureSecrets(file: string): Record<string, string> {
   };
   add('UPLOAD_SIGNING_SECRET', crypto.randomBytes(32).toString('hex'));
   add('PLAYBACK_SIGNING_KEYS', `k1:${crypto.randomBytes(32).toString('base64url')}`);
+  // The master key wrapping encrypted videos' AES-128 keys (docs/protection.md): 32 bytes.
+  add('PLAYBACK_KEY_MASTERS', `m1:${crypto.randomBytes(32).toString('base64')}`);
   fs.chmodSync(file, 0o600);
   return parseEnvFile(text);
 }

@@ -54,6 +54,9 @@ async function main(sup: Supervisor, signalled: () => boolean): Promise<number> 
     DATABASE_URL: pg.url,
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_CLI_PATH: cli,
+    // One worker process takes every queue here, live broadcasts included (SPEC §17).
+    WORKER_ROLES: env.WORKER_ROLES || 'workflow,transcode,live',
+    LIVE_MEDIA_INTERNAL_URL: env.LIVE_MEDIA_INTERNAL_URL || `rtmp://127.0.0.1:${env.LIVE_RTMP_PORT || 1935}`,
   };
   if (await portOpen('127.0.0.1', port)) throw new ProvisionError(`port ${port} is already in use (another scripts/start?); stop it or run with PORT=<free port>`);
 
@@ -79,6 +82,8 @@ async function main(sup: Supervisor, signalled: () => boolean): Promise<number> 
     name,
     start: async () => spawnChild(process.execPath, [compiled(script)], { env: childEnv, cwd: d.root }),
   });
+  // The live ingest server (SPEC §17: RTMP on LIVE_RTMP_PORT, 1935) and the worker with the live role.
+  await sup.add(node('media server', 'workers/media-server.ts'));
   await sup.add(node('worker', 'workers/main.ts'));
   await sup.add(node('API', 'api/server.ts'));
 

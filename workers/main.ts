@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const roles: Role[] = config.temporal.workerRoles;
   // Quiet start: one line when the worker is up (its sandbox in it); a line of its own only to warn.
   let sandboxMode: string | undefined;
-  if (roles.includes('transcode')) {
+  if (roles.includes('transcode') || roles.includes('live')) {
     await checkFfmpeg({ ffmpegPath: config.media.ffmpegPath });
     const sandbox = await resolveSandbox(config.media.sandbox);
     const msg = `media sandbox: ${sandbox.mode}${sandbox.reason ? ` (${sandbox.reason})` : ''}`;
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
     log,
   });
   const started = `workers started (${roles.join(' + ')}${sandboxMode ? `; media sandbox: ${sandboxMode}` : ''})`;
-  log.info({ roles, sandbox: sandboxMode, queues: [config.temporal.taskQueue, config.temporal.transcodeQueue], concurrency: config.temporal.transcodeConcurrency, metrics: metrics?.url }, started);
+  log.info({ roles, sandbox: sandboxMode, queues: [config.temporal.taskQueue, config.temporal.transcodeQueue, config.live.queue], concurrency: config.temporal.transcodeConcurrency, metrics: metrics?.url }, started);
   // Worker.run() resolves after SIGINT/SIGTERM once in-flight tasks have drained.
   await Promise.all(workers.map((w) => w.run()));
   await close();

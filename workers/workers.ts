@@ -8,7 +8,7 @@ import type { Storage } from '../lib/storage';
 import { activityMetrics } from './metrics';
 import { temporalConnectionOptions } from '../lib/temporal';
 
-export type Role = 'workflow' | 'transcode';
+export type Role = 'workflow' | 'transcode' | 'live';
 
 export interface WorkerDeps {
   config: Config;
@@ -58,6 +58,21 @@ export async function createWorkers(
         // Heartbeats are what carry a cancellation to ffmpeg. By default they are flushed at 0.8x
         // the heartbeat timeout (24 s at 30 s): a deleted video would keep encoding that long.
         maxHeartbeatThrottleInterval: '3 seconds',
+      }),
+    );
+  }
+  if (roles.includes('live')) {
+    // One heartbeating session per broadcast (SPEC §17); each holds one ffmpeg for its whole length.
+    workers.push(
+      await Worker.create({
+        connection,
+        namespace: config.temporal.namespace,
+        taskQueue: config.live.queue,
+        activities,
+        interceptors: { activity: [activityMetrics] },
+        maxConcurrentActivityTaskExecutions: config.live.concurrency,
+        // Cancellation (complete, disconnect) reaches the session with its next heartbeat flush.
+        maxHeartbeatThrottleInterval: '1 second',
       }),
     );
   }

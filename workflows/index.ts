@@ -4,3 +4,4 @@ export { webhookDeliveryWorkflow } from './delivery';
 export { outputsWorkflow } from './jobs/outputs';
 export { analyticsRollupWorkflow } from './analytics/rollup';
 export { audioTrackWorkflow } from './audio/track';
+export { liveStreamWorkflow } from './live/stream';

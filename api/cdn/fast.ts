@@ -2,6 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { httpDuration } from '../../lib/metrics/registry';
 import { exceededAllowance } from '../../lib/playback/bandwidth';
 import { mountPath } from '../../lib/playback/urls';
+import { encryptedSegment, restrictedCacheControl, rungRefusal } from '../../lib/protection/enforce';
+import { encryptedEtag } from '../../lib/protection/hls';
+import { clientAddressOf, TrustedProxies } from '../../lib/net/proxies';
+import { ipMatches } from '../../lib/protection/ip';
+import { peekContentKey } from '../../lib/protection/keys';
+import { selfOriginsOf, viewerAllowed } from '../../lib/protection/restriction';
 import type { Deps } from '../deps';
 import { logRequest, newRequestId } from '../middleware/request';
 import { CDN_EXPOSE_HEADERS, cacheControl, parseCdnPath } from './files';
@@ -24,19 +30,35 @@ export function cdnFastPath(deps: Deps): (req: IncomingMessage, res: ServerRespo
   const route = `${base}*rest`;
   const { meter, access, files } = deps.hot;
   const log = deps.log;
+  const self = selfOriginsOf(deps.config);
+  const trusted = new TrustedProxies(deps.config.trustedProxies ?? []);
 
   return (req, res) => {
     const url = req.url ?? '';
     if (req.method !== 'GET' || !url.startsWith(base) || req.headers.range !== undefined || req.headers['if-none-match'] !== undefined) return false;
     const q = url.indexOf('?');
     const parsed = parseCdnPath((q < 0 ? url : url.slice(0, q)).slice(base.length));
-    if (!parsed || parsed.file.kind !== 'segment') return false;
+    if (!parsed || parsed.file === 'key' || parsed.file.kind !== 'segment') return false;
+    const seg = parsed.file;
     const decision = access.peek(parsed.isId ? { id: parsed.subject } : { token: parsed.subject });
     if (decision?.kind !== 'ok' || decision.video.status !== 'ready') return false;
     const { video, grant } = decision;
+    // SPEC §20 per request, never from the cached decision: the Referer/Origin against the
+    // restriction, the rung against the token's cap, the client address (decided as Koa's
+    // middleware/client.ts does, TRUSTED_PROXIES) against an `ip` claim. A refusal takes the Koa
+    // route, which answers it.
+    if (grant?.ip !== undefined && !ipMatches(grant.ip, clientAddressOf(req.socket.remoteAddress, req.headers['x-forwarded-for'], trusted))) return false;
+    if (video.restriction && !viewerAllowed(video.restriction, { referer: req.headers.referer, origin: req.headers.origin }, self)) return false;
+    if (grant?.maxResolution !== undefined && rungRefusal(video, grant, seg.rung!)) return false;
     if (exceededAllowance(video.plan, video.bandwidth_bytes + meter.pending(video.workspace_id, video.month)) !== undefined) return false;
-    const file = files.peek(parsed.file.key(video.workspace_id, video.id));
-    if (!file) return false;
+    const plain = files.peek(seg.key(video.workspace_id, video.id));
+    if (!plain) return false;
+    let file = plain;
+    if (video.encryption === 'aes-128') {
+      const key = peekContentKey(video.id);
+      if (!key) return false;
+      file = { body: encryptedSegment(key, seg.rung!, seg.name!, plain.body, true), etag: encryptedEtag(plain.etag) };
+    }
 
     const end = httpDuration.startTimer();
     const started = log.isLevelEnabled('info') ? process.hrtime.bigint() : 0n;
@@ -44,10 +66,10 @@ export function cdnFastPath(deps: Deps): (req: IncomingMessage, res: ServerRespo
     res.setHeader('X-Request-Id', requestId);
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.setHeader('Access-Control-Expose-Headers', CDN_EXPOSE_HEADERS);
-    res.setHeader('Cache-Control', cacheControl('segment', { growing: video.growing, tokenExpiresAt: grant?.expiresAt ?? null }));
+    res.setHeader('Cache-Control', restrictedCacheControl(video, cacheControl('segment', { growing: video.growing, tokenExpiresAt: grant?.expiresAt ?? null })));
     res.setHeader('Accept-Ranges', 'bytes');
     if (file.etag) res.setHeader('ETag', file.etag);
-    res.setHeader('Content-Type', parsed.file.contentType);
+    res.setHeader('Content-Type', seg.contentType);
     res.setHeader('Content-Length', file.body.length);
     res.statusCode = 200;
     res.once('finish', () => meter.record(video.workspace_id, video.month, file.body.length));

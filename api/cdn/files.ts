@@ -6,29 +6,33 @@ export interface CdnFile {
   kind: FileKind;
   contentType: string;
   key: (workspaceId: string, videoId: string) => string;
+  /** For a rendition's playlist and segments: the rung and the file name in it. */
+  rung?: string;
+  name?: string;
 }
 
 // The whole grammar of a CDN path after `/v/`: the subject (a public id, a UUID or a token)
 // and one of the published file names. Nothing else reaches storage, so no traversal. Audio
 // (SPEC §19): `audio/<rendition>/…` of the AUDIO group, `audio-64k|audio-128k/…` of an audio-only ladder.
 const PATH_RE =
-  /^(vid_[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\/(?:(master\.m3u8|manifest\.mpd|thumbnail\.jpg)|([1-9][0-9]{1,4}p(?:-hevc|-av1)?|source|audio-(?:64|128)k|audio\/[A-Za-z0-9-]{1,48})\/(index\.m3u8|seg_[0-9]{5,6}\.(?:ts|m4s)|init\.mp4))$/;
+  /^(vid_[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\/(?:(master\.m3u8|manifest\.mpd|thumbnail\.jpg|key)|([1-9][0-9]{1,4}p(?:-hevc|-av1)?|source|audio-(?:64|128)k|audio\/[A-Za-z0-9-]{1,48})\/(index\.m3u8|seg_[0-9]{5,6}\.(?:ts|m4s)|init\.mp4))$/;
 
 const PLAYLIST = 'application/vnd.apple.mpegurl';
 
-/** Parses `<subject>/<file>`; null for anything that is not a file the pipeline publishes. */
-export function parseCdnPath(rest: string): { subject: string; isId: boolean; file: CdnFile } | null {
+/** Parses `<subject>/<file>`; null for anything that is not a file the pipeline publishes. `key` is the AES-128 key (SPEC §20). */
+export function parseCdnPath(rest: string): { subject: string; isId: boolean; file: CdnFile | 'key' } | null {
   const m = PATH_RE.exec(rest);
   if (!m) return null;
   const [, subject, top, rung, name] = m;
   const isId = !subject.includes('.');
+  if (top === 'key') return { subject, isId, file: 'key' };
   if (top === 'master.m3u8') return { subject, isId, file: { kind: 'playlist', contentType: PLAYLIST, key: keys.master } };
   if (top === 'manifest.mpd') return { subject, isId, file: { kind: 'playlist', contentType: 'application/dash+xml', key: keys.dashManifest } };
   if (top === 'thumbnail.jpg') return { subject, isId, file: { kind: 'thumbnail', contentType: 'image/jpeg', key: keys.thumbnail } };
   const key = (ws: string, vid: string) => keys.rendition(ws, vid, rung) + name;
   return name === 'index.m3u8'
-    ? { subject, isId, file: { kind: 'playlist', contentType: PLAYLIST, key } }
-    : { subject, isId, file: { kind: 'segment', contentType: name.endsWith('.ts') ? 'video/mp2t' : 'video/mp4', key } };
+    ? { subject, isId, file: { kind: 'playlist', contentType: PLAYLIST, key, rung, name } }
+    : { subject, isId, file: { kind: 'segment', contentType: name.endsWith('.ts') ? 'video/mp2t' : 'video/mp4', key, rung, name } };
 }
 
 /** The headers a page on another origin may read from a CDN answer. */

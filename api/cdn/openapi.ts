@@ -8,7 +8,9 @@ const RENDER_LIMITS =
   'A playback token or the workspace\'s API key (Authorization) takes the keyed lane, which anonymous requests cannot fill.';
 import { type DocContext, operation } from '../openapi/operation';
 
-const subject = z.string().meta({ description: 'A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility)' });
+const subject = z.string().meta({
+  description: 'A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`.',
+});
 const file = (type: string, description: string) => ({ description, content: { [type]: { schema: z.string().meta({ format: 'binary' }) } } });
 
 /** `{cdn_url}/v/<id|token>/…` (SPEC §7): key-less, Range, CORS. Documented on the CDN's own server URL. */
@@ -64,6 +66,11 @@ export function cdnDocs(d: DocContext): void {
     ...common, method: 'get', path: '/v/{subject}/subs/{lang}/captions.vtt', operationId: 'cdnSubtitleFile', summary: 'The WebVTT the subtitle playlist names',
     params: z.object({ subject, lang }), responses: { 200: vtt, 206: vtt },
   });
+  operation(d, {
+    ...common, method: 'get', path: '/v/{subject}/key', operationId: 'cdnKey', summary: "An encrypted video's AES-128 key (16 bytes), to a valid token only",
+    description: 'Named by `#EXT-X-KEY` in the rendition playlists of a video with `encryption: "aes-128"`. A bare id → 403; an expired token → 403; an unencrypted video → 404.',
+    params: z.object({ subject }), responses: { 200: file('application/octet-stream', 'The key') }, errors: [403, 404],
+  });
   const rung = z.string().meta({ example: '720p' });
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/{rung}/index.m3u8', operationId: 'cdnRendition', summary: 'A rendition\'s playlist',
@@ -86,5 +93,26 @@ export function cdnDocs(d: DocContext): void {
     ...common, method: 'get', path: '/v/{subject}/{rung}/{segment}.ts', operationId: 'cdnSegment', summary: 'A segment (Range → 206)',
     params: z.object({ subject, rung, segment: z.string().meta({ example: 'seg_00001' }) }),
     responses: { 200: file('video/mp2t', 'MPEG-TS segment'), 206: file('video/mp2t', 'Partial content') },
+  });
+  // SPEC §17 live playback (api/cdn/live.ts)
+  const live = z.string().meta({ description: 'A `ls_` id (public and unlisted live streams)' });
+  const liveCommon = { tag: 'CDN', auth: false, servers, errors: [403, 404] } as const;
+  const base = mountPath(d.config.cdnUrl);
+  operation(d, {
+    ...liveCommon, method: 'get', path: '/live/{subject}/master.m3u8', koaRoute: `${base}/live/:subject/master.m3u8`, operationId: 'cdnLiveMaster',
+    summary: 'Live multivariant playlist (404 while no broadcast is on)', params: z.object({ subject: live }), responses: { 200: playlist },
+  });
+  operation(d, {
+    ...liveCommon, method: 'get', path: '/live/{subject}/{rung}/index.m3u8', koaRoute: `${base}/live/:subject/:rung/index.m3u8`, operationId: 'cdnLiveRendition',
+    summary: 'A rung\'s sliding window, with EXT-X-PROGRAM-DATE-TIME', params: z.object({ subject: live, rung }), responses: { 200: playlist },
+  });
+  operation(d, {
+    ...liveCommon, method: 'get', path: '/live/{subject}/{rung}/{file}', koaRoute: `${base}/live/:subject/:rung/:file`, operationId: 'cdnLiveSegment',
+    summary: 'A live segment (`seg_NNNNNN.ts`)', params: z.object({ subject: live, rung, file: z.string().meta({ example: 'seg_000001.ts' }) }),
+    responses: { 200: file('video/mp2t', 'MPEG-TS segment') },
+  });
+  operation(d, {
+    ...liveCommon, method: 'options', path: '/live/{subject}/master.m3u8', koaRoute: `${base}/live/*rest`, operationId: 'cdnLivePreflight', errors: [],
+    summary: 'CORS preflight (every live path)', params: z.object({ subject: live }), responses: { 204: { description: 'Access-Control-Allow-Methods: GET, HEAD, OPTIONS' } },
   });
 }

@@ -7,9 +7,15 @@ import { mountPath } from '../../lib/playback/urls';
 import type { ByteRange } from '../../lib/storage';
 import type { Deps } from '../deps';
 import { ApiError, forbidden, notFound } from '../errors';
+import { encryptedSegment, restrictedCacheControl, rungRefusal, viewerRefusal } from '../../lib/protection/enforce';
+import { encryptedEtag } from '../../lib/protection/hls';
+import { videoContentKey } from '../../lib/protection/keys';
+import { selfOriginsOf } from '../../lib/protection/restriction';
 import { CDN_EXPOSE_HEADERS, cacheControl, etagMatches, parseCdnPath } from './files';
+import { liveCdnRoutes } from './live';
 import { outputCdnRoutes } from './outputs/routes';
 import { parseRange } from './range';
+import { answerKey, playlistRewrite, readWhole, viewerOf } from './protected';
 
 function cors(ctx: ParameterizedContext): void {
   ctx.set('Access-Control-Allow-Origin', '*');
@@ -60,8 +66,11 @@ function answerFromMemory(
 export function cdnRoutes(r: Router, deps: Deps): void {
   const base = `${mountPath(deps.config.cdnUrl)}/v/`;
   const { meter, access: decisions, files } = deps.hot;
+  const self = selfOriginsOf(deps.config);
   // SPEC §14 files (captions, downloads, storyboard, images) first; the rest falls through.
   outputCdnRoutes(r, deps, meter);
+  // SPEC §17 live playlists and segments.
+  liveCdnRoutes(r, deps);
 
   r.options(`${base}*rest`, (ctx) => {
     cors(ctx);
@@ -82,25 +91,52 @@ export function cdnRoutes(r: Router, deps: Deps): void {
     if (access.kind === 'forbidden') throw forbidden('forbidden', 'This video needs a valid playback token (GET /playback/{id})');
     const { video, grant } = access;
     if (video.status !== 'ready') throw notFound('Video');
+    // SPEC §20, on every request: the cached decision carries the restriction, not a verdict.
+    const refused = viewerRefusal(video, grant, viewerOf(ctx), self);
+    if (refused) throw forbidden('playback_restricted', refused);
+    if (parsed.file === 'key') return answerKey(ctx, deps, video, grant);
+    const file = parsed.file;
+    if (file.rung) {
+      const capped = rungRefusal(video, grant, file.rung);
+      if (capped) throw forbidden('playback_restricted', capped);
+    }
 
     const allowance = exceededAllowance(video.plan, video.bandwidth_bytes + meter.pending(video.workspace_id, video.month));
     if (allowance !== undefined) {
       throw forbidden('bandwidth_quota_exceeded', `The workspace has used its ${video.plan} plan's monthly bandwidth of ${allowance} bytes`);
     }
 
-    const key = parsed.file.key(video.workspace_id, video.id);
+    const key = file.key(video.workspace_id, video.id);
+    const encrypted = video.encryption === 'aes-128';
     const found = (etag: string | undefined) => {
       ctx.set('Accept-Ranges', 'bytes');
-      ctx.set('Cache-Control', cacheControl(parsed.file.kind, { growing: video.growing, tokenExpiresAt: grant?.expiresAt ?? null }));
+      ctx.set('Cache-Control', restrictedCacheControl(video, cacheControl(file.kind, { growing: video.growing, tokenExpiresAt: grant?.expiresAt ?? null })));
       if (etag) ctx.set('ETag', etag);
-      ctx.type = parsed.file.contentType;
+      ctx.type = file.contentType;
     };
     const rangeHeader = ctx.get('range');
     const ifNoneMatch = ctx.get('if-none-match');
+    const memo = { rangeHeader, ifNoneMatch, found };
+    // Playlists a token's claims or the encryption rewrite, and encrypted segments: whole bytes, then the same answers.
+    const rewrite = file.kind === 'playlist' ? playlistRewrite(deps, video, grant, file, parsed.subject) : undefined;
+    if (rewrite || (encrypted && file.kind === 'segment')) {
+      const cachedFile = await files.get(video.id, key);
+      const plain = cachedFile ?? (await readWhole(deps, key));
+      if (!plain) throw notFound('File');
+      let out: CachedFile;
+      if (rewrite) out = { body: Buffer.from(await rewrite(plain.body.toString('utf8'))), etag: undefined };
+      else {
+        const contentKey = await videoContentKey(deps.db, deps.config.protection, video.id);
+        out = { body: encryptedSegment(contentKey, file.rung!, file.name!, plain.body, cachedFile !== null), etag: encryptedEtag(plain.etag) };
+      }
+      const answered = answerFromMemory(ctx, out, memo);
+      if (answered > 0) ctx.res.once('finish', () => meter.record(video.workspace_id, video.month, answered));
+      return;
+    }
     // A small file already in memory (lib/playback/fileCache.ts) answers without storage.
     const cached = await files.get(video.id, key);
     if (cached) {
-      const answered = answerFromMemory(ctx, cached, { rangeHeader, ifNoneMatch, found });
+      const answered = answerFromMemory(ctx, cached, memo);
       if (answered > 0) ctx.res.once('finish', () => meter.record(video.workspace_id, video.month, answered));
       return;
     }

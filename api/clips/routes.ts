@@ -62,6 +62,8 @@ export function clipRoutes(r: Router, deps: Deps): void {
       visibility: body.visibility ?? source.visibility,
       folderId: source.folder_id,
       outputs: { passthrough: body.passthrough, mp4_support: body.mp4_support, source_video_id: source.id },
+      // A clip of a protected video is protected the same way.
+      protection: { playback_restriction_id: source.playback_restriction_id, encryption: source.encryption ?? undefined },
       source: { kind: 'clip', sourceStorageKey: source.storage_key, startSeconds: body.start_time, endSeconds: Math.min(body.end_time, duration) },
     });
     const row = await loadVideoRow(deps.db, v.id, a.workspaceId);

@@ -8,8 +8,10 @@ import { clipDocs } from '../clips/openapi';
 import { folderDocs } from '../folders/openapi';
 import { healthDocs } from '../health/openapi';
 import { keyDocs } from '../keys/openapi';
+import { liveDocs } from '../live/openapi';
 import { playbackDocs } from '../playback/openapi';
 import { playerDocs } from '../player/openapi';
+import { restrictionDocs } from '../restrictions/openapi';
 import { sessionDocs } from '../session/openapi';
 import { storageDocs } from '../storage/openapi';
 import { tagDocs } from '../tags/openapi';
@@ -37,7 +39,9 @@ const RESOURCES: Array<(d: DocContext) => void> = [
   tagDocs,
   keyDocs,
   webhookDocs,
+  liveDocs,
   playbackDocs,
+  restrictionDocs,
   storageDocs,
   cdnDocs,
   playerDocs,
@@ -104,6 +108,6 @@ export function buildDocument(config: Config): OpenApiDocument {
       { url: base, description: 'No prefix (Forms B and C)' },
     ],
     security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
-    tags: ['Uploads', 'Videos', 'Folders', 'Tags', 'API keys', 'Webhooks', 'Playback', 'Usage', 'CDN', 'Player', 'Dashboard', 'Operations'].map((name) => ({ name })),
+    tags: ['Uploads', 'Videos', 'Folders', 'Tags', 'API keys', 'Webhooks', 'Playback', 'Playback restrictions', 'Usage', 'CDN', 'Player', 'Dashboard', 'Operations'].map((name) => ({ name })),
   });
 }

@@ -5,18 +5,27 @@ import { cdnUrl } from '../../lib/playback/urls';
 import type { Deps } from '../deps';
 import { conflict } from '../errors';
 import { parseQuery } from '../middleware/validate';
+import { assertRestrictionOf } from '../restrictions/routes';
 import { findVideo } from '../videos/find';
 import { playbackQuery } from './schema';
 
 /** SPEC §7: signed playback URLs; the token is a path segment so relative playlist URIs carry it. */
 export function playbackRoutes(r: Router, deps: Deps): void {
   r.get('/playback/:id', async (ctx) => {
-    const { ttl } = parseQuery(ctx, playbackQuery);
+    const q = parseQuery(ctx, playbackQuery);
     const video = await findVideo(ctx, deps, ctx.params.id);
+    const restrictionId = q.playback_restriction_id
+      ? await assertRestrictionOf(deps.db, video.workspace_id, q.playback_restriction_id, 'playback_restriction_id')
+      : undefined;
     if (video.status !== 'ready') {
       throw conflict('not_ready', `The video is not playable yet (status: ${video.status})`, { status: video.status });
     }
-    const { token, expiresAt } = await signPlaybackToken(deps.config.playback, video.id, ttl);
+    const { token, expiresAt } = await signPlaybackToken(deps.config.playback, video.id, q.ttl, Date.now(), {
+      ip: q.ip,
+      max_resolution: q.max_resolution,
+      download: q.download,
+      playback_restriction_id: restrictionId,
+    });
     const publicId = videoPublicId(video.id);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {

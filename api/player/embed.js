@@ -82,6 +82,7 @@
     var hls = new window.Hls({ enableWorker: true, subtitleDisplay: true, renderTextTracksNatively: true });
     window.vidhostPlayer = { hls: hls };
     track(hls);
+    live(hls);
     var recovered = false;
     hls.on(window.Hls.Events.ERROR, function (_event, data) {
       if (!data.fatal) return;
@@ -92,6 +93,8 @@
       }
       var status = data.response && data.response.code;
       hls.destroy();
+      // A live broadcast that ended: the page comes back as the recording (or "not on air").
+      if (video.getAttribute('data-live') && status === 404) return setTimeout(function () { location.reload(); }, 3000);
       fail(status === 403 ? 'This video link has expired or is not allowed. Reload the page to try again.' : 'The video could not be played.');
     });
     hls.on(window.Hls.Events.MANIFEST_PARSED, play);
@@ -116,6 +119,21 @@
   video.addEventListener('error', function () {
     if (video.getAttribute('data-engine') === 'native') fail('The video could not be played.');
   });
+
+  // Live (SPEC §17): a LIVE badge, grey when behind the live edge; clicking it jumps to live.
+  function live(hls) {
+    var badge = document.getElementById('live');
+    if (!video.getAttribute('data-live') || !badge) return;
+    var behind = function () {
+      var edge = hls.liveSyncPosition;
+      return edge !== null && edge !== undefined && edge - video.currentTime > 8;
+    };
+    video.addEventListener('timeupdate', function () { badge.classList.toggle('behind', behind()); });
+    badge.addEventListener('click', function () {
+      if (hls.liveSyncPosition) video.currentTime = hls.liveSyncPosition;
+      video.play().catch(function () {});
+    });
+  }
 
   // Seek-bar previews from the storyboard (a WebVTT of `storyboard.jpg#xywh=x,y,w,h` cues), when
   // the video has one: a slim bar under the picture that seeks on click and previews on hover.

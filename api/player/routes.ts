@@ -5,8 +5,14 @@ import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import { videoPublicId } from '../../lib/ids';
 import { exceededAllowance } from '../../lib/playback/bandwidth';
+import { signPlaybackToken } from '../../lib/playback/tokens';
 import { cdnUrl, mountPath } from '../../lib/playback/urls';
 import { SDK_FILE } from '../analytics/sdk';
+import { frameAncestors } from '../../lib/protection/domains';
+import { viewerRefusal } from '../../lib/protection/enforce';
+import { type Restriction, selfOriginsOf } from '../../lib/protection/restriction';
+import { viewerOf } from '../cdn/protected';
+import { liveEmbed } from '../../lib/live/embed';
 import type { Deps } from '../deps';
 import { type PageInput, type PageState, renderPage } from './page';
 import { ROOT } from '../../lib/root';
@@ -22,7 +28,10 @@ function asset(file: string | string[], type: string, version?: string): Asset {
   return { body, type, version: version ?? createHash('sha256').update(body).digest('hex').slice(0, 12) };
 }
 
-const STATUS: Record<PageState, number> = { ready: 200, processing: 200, failed: 200, unavailable: 403, not_found: 404, forbidden: 403 };
+const STATUS: Record<PageState, number> = { ready: 200, processing: 200, failed: 200, unavailable: 403, not_found: 404, forbidden: 403, restricted: 403, off_air: 200 };
+
+/** Seconds an embed page's own token for an encrypted public video lives (a long film, paused). */
+const EMBED_TOKEN_TTL = 6 * 3600;
 
 function flag(value: unknown, fallback: boolean): boolean {
   const v = Array.isArray(value) ? value[0] : value;
@@ -57,16 +66,22 @@ export function playerRoutes(r: Router, deps: Deps): void {
     "worker-src 'self' blob:",
     "base-uri 'none'",
     "form-action 'none'",
-    // No frame-ancestors: embedding anywhere is the point, and `*` would refuse file:// parents.
+    // No frame-ancestors for unrestricted videos: embedding anywhere is the point, and `*` would
+    // refuse file:// parents. A restricted video's page adds one from its allow-list (SPEC §20).
   ].join('; ');
+  const self = selfOriginsOf(deps.config);
 
-  const page = (ctx: ParameterizedContext, state: PageState, title: string, media?: PageInput['media']) => {
+  const page = (ctx: ParameterizedContext, state: PageState, title: string, media?: PageInput['media'], restriction?: Restriction | null, minted = false) => {
     ctx.status = STATUS[state];
     ctx.type = 'text/html; charset=utf-8';
-    ctx.set('Content-Security-Policy', csp);
+    // The browser refuses to show the page in a frame on any other site, even when the parent
+    // strips the Referer (which the server-side check below cannot see through).
+    ctx.set('Content-Security-Policy', restriction ? `${csp}; frame-ancestors ${frameAncestors(restriction.rules, [...self])}` : csp);
+    if (restriction) ctx.set('Vary', 'Referer');
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'strict-origin');
-    ctx.set('Cache-Control', ctx.query.token ? 'private, no-store' : 'no-cache');
+    // Token pages and restricted pages (judged on this request's Referer) are never shared.
+    ctx.set('Cache-Control', ctx.query.token || restriction || minted ? 'private, no-store' : 'no-cache');
     ctx.body = renderPage({ state, title, media, assets: { css: assetUrl('embed.css'), hls: assetUrl('hls.min.js'), js: assetUrl('embed.js') } });
   };
 
@@ -83,14 +98,28 @@ export function playerRoutes(r: Router, deps: Deps): void {
   r.get(`${prefix}/embed/:id`, async (ctx) => {
     const tokenParam = Array.isArray(ctx.query.token) ? ctx.query.token[0] : ctx.query.token;
     const token = tokenParam || undefined;
+    if (ctx.params.id.startsWith('ls_')) {
+      // A live stream (SPEC §17): live with a badge while on air, then its recording.
+      const l = await liveEmbed(deps.db, deps.config, ctx.params.id);
+      if (l.kind !== 'play') return page(ctx, l.kind, l.kind === 'off_air' ? l.title : l.kind === 'forbidden' ? 'Private live stream' : 'Live stream not found');
+      const autoplayLive = flag(ctx.query.autoplay, l.live);
+      return page(ctx, 'ready', l.title, { src: l.src, poster: l.poster, autoplay: autoplayLive, muted: flag(ctx.query.muted, autoplayLive), loop: false, live: l.live });
+    }
     const access = await deps.hot.access.resolve({ id: ctx.params.id, token });
     if (access.kind !== 'ok') return page(ctx, access.kind, access.kind === 'forbidden' ? 'Private video' : 'Video not found');
     const { video, grant } = access;
-    if (video.status === 'failed') return page(ctx, 'failed', video.title);
-    if (video.status !== 'ready') return page(ctx, 'processing', video.title);
+    const r = video.restriction;
+    // SPEC §20: the embedding page (the iframe request's Referer, else Origin) against the allow-list.
+    if (viewerRefusal(video, grant, viewerOf(ctx), self)) return page(ctx, 'restricted', video.title, undefined, r);
+    if (video.status === 'failed') return page(ctx, 'failed', video.title, undefined, r);
+    if (video.status !== 'ready') return page(ctx, 'processing', video.title, undefined, r);
     // The CDN would refuse every file; say why instead of showing a player that cannot start.
-    if (exceededAllowance(video.plan, video.bandwidth_bytes) !== undefined) return page(ctx, 'unavailable', video.title);
-    const subject = grant ? token! : videoPublicId(video.id);
+    if (exceededAllowance(video.plan, video.bandwidth_bytes) !== undefined) return page(ctx, 'unavailable', video.title, undefined, r);
+    let subject = grant ? token! : videoPublicId(video.id);
+    // An encrypted video's key is given only to a token: a page that may play it by id gets a
+    // short one of its own (the page itself passed the restriction).
+    const minted = !grant && video.encryption === 'aes-128';
+    if (minted) subject = (await signPlaybackToken(deps.config.playback, video.id, EMBED_TOKEN_TTL)).token;
     const autoplay = flag(ctx.query.autoplay, false);
     page(ctx, 'ready', video.title, {
       src: cdnUrl(deps.config, subject, 'master.m3u8'),
@@ -104,7 +133,7 @@ export function playerRoutes(r: Router, deps: Deps): void {
       // Viewer analytics: the beacon names the same subject the page plays (a private video's token).
       analytics: { subject, beacons: beaconsUrl },
       audioOnly: video.audio_layout === 'audio_only',
-    });
+    }, r, minted);
   });
 
   r.get(`${prefix}/*rest`, (ctx) => page(ctx, 'not_found', 'Not found'));

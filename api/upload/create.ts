@@ -8,6 +8,7 @@ import type { VideoSource } from '../../workflows/defs';
 import type { AuthState, Deps } from '../deps';
 import { assertFolderOf } from '../folders/assert';
 import { forbidden } from '../errors';
+import { assertEncryptionConfigured, assertRestrictionOf } from '../restrictions/routes';
 import { visibility } from './schema';
 import type { MaxResolution } from '../../lib/media/cap';
 import type { Mp4Support } from '../../lib/outputs/options';
@@ -27,6 +28,8 @@ export interface NewVideo {
   /** SPEC §21: H.264 plus any of hevc/av1. */
   codecs?: Array<'h264' | 'hevc' | 'av1'>;
   source: VideoSource;
+  /** SPEC §20: the video's restriction and encryption (absent: the workspace's defaults). */
+  protection?: { playback_restriction_id?: string | null; encryption?: 'none' | 'aes-128' };
   /** For uploads: the kind of upload URL and the origin it answers browsers with (SPEC §13). */
   upload?: { protocol: 'put' | 'tus'; corsOrigin?: string };
 }
@@ -57,6 +60,10 @@ const QUOTA_EXCEEDED = 'VH001';
 export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Promise<CreatedVideo> {
   const { db, config } = deps;
   if (v.folderId) await assertFolderOf(db, auth.workspaceId, v.folderId, 'folder_id');
+  const restrictionId = v.protection?.playback_restriction_id
+    ? await assertRestrictionOf(db, auth.workspaceId, v.protection.playback_restriction_id, 'playback_restriction_id')
+    : null;
+  if (v.protection?.encryption === 'aes-128') assertEncryptionConfigured(deps, 'encryption');
   const id = newVideoUuid();
   const filename = sanitizeFilename(v.filename);
   const storageKey = keys.original(auth.workspaceId, id, filename);
@@ -87,6 +94,9 @@ export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Pro
     upload_key: uploadKey,
     upload_protocol: protocol,
     cors_origin: v.upload?.corsOrigin ?? null,
+    playback_restriction_id: restrictionId,
+    // null: the workspace's default, filled in by a trigger (migration 20261125150000).
+    encryption: v.protection?.encryption ?? null,
   };
   const tags = uniqueTagNames(v.tags ?? []).map((name) => ({ id: newId('tag'), name }));
   const quota = limitsOf(auth.plan).storageBytes;

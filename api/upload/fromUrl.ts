@@ -52,6 +52,7 @@ export function fromUrlRoutes(r: Router, deps: Deps): void {
       tags: body.tags,
       outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support, normalize_audio: body.normalize_audio },
       codecs: body.codecs,
+      protection: { playback_restriction_id: body.playback_restriction_id, encryption: body.encryption },
       sourceUrl: url.toString(),
       source: { kind: 'url', url: url.toString() },
     });

@@ -57,6 +57,7 @@ export function uploadRoutes(r: Router, deps: Deps): void {
       tags: body.tags,
       outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support, normalize_audio: body.normalize_audio },
       codecs: body.codecs,
+      protection: { playback_restriction_id: body.playback_restriction_id, encryption: body.encryption },
       source: uploadSource(body.size, body.content_type),
       upload: { protocol: body.upload_protocol ?? 'put', corsOrigin: body.cors_origin },
     });
@@ -97,6 +98,7 @@ export function uploadRoutes(r: Router, deps: Deps): void {
       tags: body.tags,
       outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support, normalize_audio: body.normalize_audio },
       codecs: body.codecs,
+      protection: { playback_restriction_id: body.playback_restriction_id, encryption: body.encryption },
       source: uploadSource(body.file_size, body.content_type),
       upload: { protocol: body.upload_protocol ?? 'put', corsOrigin: body.cors_origin },
     });

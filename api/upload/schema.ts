@@ -31,6 +31,9 @@ export const videoMeta = {
     .meta({ description: 'Codecs to encode in: H.264 always, plus "hevc" and/or "av1" as CMAF renditions with a DASH manifest', example: ['h264', 'av1'] }),
   // audio (SPEC §19)
   normalize_audio: z.boolean().optional().meta({ description: 'Normalise every audio rendition to −16 LUFS (EBU R128, two-pass loudnorm)' }),
+  // protection (SPEC §20)
+  playback_restriction_id: z.string().max(100).nullable().optional(),
+  encryption: z.enum(['none', 'aes-128']).optional().meta({ description: "`aes-128`: HLS segments encrypted with the video's key; default: the workspace's" }),
 };
 
 /** A browser origin (`https://app.example.com`), normalised; `*` allows any (the URL is the credential). */

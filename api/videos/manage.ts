@@ -10,6 +10,7 @@ import { auth } from '../middleware/auth';
 import { parseBody } from '../middleware/validate';
 import { tagNames, visibility } from '../upload/schema';
 import { assertFolderOf } from '../folders/assert';
+import { assertEncryptionConfigured, assertRestrictionOf } from '../restrictions/routes';
 import { deleteVideo } from './delete';
 import { findVideo } from './find';
 import { readVideo } from './routes';
@@ -23,6 +24,8 @@ export const patchBody = z
     tags: tagNames,
     passthrough: passthrough.nullable(),
     mp4_support: mp4Support,
+    playback_restriction_id: z.string().max(100).nullable(),
+    encryption: z.enum(['none', 'aes-128']),
   })
   .partial()
   .strict();
@@ -35,6 +38,7 @@ export function manageVideoRoutes(r: Router, deps: Deps): void {
     const body = parseBody(ctx, patchBody);
     const { workspaceId } = auth(ctx);
     if (body.folder_id) await assertFolderOf(db, workspaceId, body.folder_id, 'folder_id');
+    if (body.encryption === 'aes-128') assertEncryptionConfigured(deps, 'encryption');
     const patch: Record<string, unknown> = {};
     if (body.title !== undefined) patch.title = body.title;
     if (body.description !== undefined) patch.description = body.description;
@@ -42,6 +46,12 @@ export function manageVideoRoutes(r: Router, deps: Deps): void {
     if (body.folder_id !== undefined) patch.folder_id = body.folder_id;
     if (body.passthrough !== undefined) patch.passthrough = body.passthrough;
     if (body.mp4_support !== undefined) patch.mp4_support = body.mp4_support;
+    if (body.playback_restriction_id !== undefined) {
+      patch.playback_restriction_id = body.playback_restriction_id && (await assertRestrictionOf(db, workspaceId, body.playback_restriction_id, 'playback_restriction_id'));
+    }
+    // Encryption is applied by the CDN as it serves (lib/protection): turning it on for a ready
+    // video re-packages nothing in storage and needs no encode; it holds from the next request.
+    if (body.encryption !== undefined) patch.encryption = body.encryption;
     const changed = await db.transaction(async (tx) => {
       const n = await tx('videos')
         .where({ id: row.id })

@@ -96,6 +96,12 @@ export const videoRead = z
     audio_tracks: z.array(audioTrack),
     loudness_lufs: z.number().nullable().meta({ description: 'Integrated loudness of the source\'s first audio track (EBU R128), LUFS; null without audio or until measured' }),
     normalize_audio: z.boolean().meta({ description: 'Renditions normalised to −16 LUFS (set on creation)' }),
+    // protection (SPEC §20)
+    playback_restriction_id: z.string().nullable().meta({ description: "The video's own restriction (`pr_…`); null: the workspace's default applies" }),
+    encryption: z.enum(['none', 'aes-128']),
+    // live (SPEC §17)
+    live_stream_id: z.string().nullable().meta({ description: 'The live stream this video is the recording of (`ls_…`)' }),
+    is_live: z.boolean().meta({ description: 'true while the broadcast it records is still going on' }),
   })
   .meta({ id: 'Video' });
 

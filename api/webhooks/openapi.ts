@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type DocContext, operation } from '../openapi/operation';
+import { liveStream } from '../live/schema';
 import { videoRead } from '../videos/schema';
 import { createBody, deliveriesQuery, delivery, deliveryList, endpoint, endpointList, endpointWithSecret, EVENT_TYPES, updateBody } from './schema';
 
@@ -9,9 +10,15 @@ const event = (type: string, withError: boolean) =>
     type: z.literal(type),
     created_at: z.iso.datetime(),
     workspace_id: z.string(),
-    data: withError
-      ? z.object({ video: videoRead, error: z.object({ code: z.string(), message: z.string() }) })
-      : z.object({ video: videoRead }),
+    data: type.startsWith('live_stream.')
+      ? z.object({
+          live_stream: liveStream,
+          video_id: z.string().nullable().meta({ description: 'The broadcast\'s recording (on `idle`: null when nothing was recorded)' }),
+          reason: z.string().optional().meta({ description: 'Why the encoder is gone (`disconnected`, `idle`)' }),
+        })
+      : withError
+        ? z.object({ video: videoRead, error: z.object({ code: z.string(), message: z.string() }) })
+        : z.object({ video: videoRead }),
   });
 
 const SIGNED = z.object({

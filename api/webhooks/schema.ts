@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Every event a video emits (workflows/video.ts), in the order they happen. */
+/** Every event a video emits (workflows/video.ts), in the order they happen, then a live stream's (workflows/live/stream.ts). */
 export const EVENT_TYPES = [
   'video.uploaded',
   'video.ready',
@@ -10,6 +10,10 @@ export const EVENT_TYPES = [
   'video.audio_track.ready',
   'video.audio_track.failed',
   'video.audio_track.deleted',
+  'live_stream.connected',
+  'live_stream.active',
+  'live_stream.disconnected',
+  'live_stream.idle',
 ] as const;
 
 const url = z.string().trim().min(1).max(2048);

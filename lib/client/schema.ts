@@ -472,6 +472,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/live-streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List live streams, newest first (keyset pages) */
+        get: operations["listLiveStreams"];
+        put?: never;
+        /** Create a live stream; the stream key is in this answer only */
+        post: operations["createLiveStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live-streams/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a live stream */
+        get: operations["getLiveStream"];
+        put?: never;
+        post?: never;
+        /** Delete a live stream; a broadcast going on ends (its recording is kept) */
+        delete: operations["deleteLiveStream"];
+        options?: never;
+        head?: never;
+        /** Change a live stream (applies from the next broadcast) */
+        patch: operations["updateLiveStream"];
+        trace?: never;
+    };
+    "/live-streams/{id}/reset-stream-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new stream key (in this answer only); an encoder on the old one is dropped */
+        post: operations["resetLiveStreamKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live-streams/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End the broadcast now and drop the encoder; the recording turns ready */
+        post: operations["completeLiveStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live-streams/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Refuse encoders (and end a broadcast going on) */
+        post: operations["disableLiveStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live-streams/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept encoders again */
+        post: operations["enableLiveStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/playback/{id}": {
         parameters: {
             query?: never;
@@ -487,6 +592,61 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/playback-restrictions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List playback restrictions (oldest first) */
+        get: operations["listPlaybackRestrictions"];
+        put?: never;
+        /** Create a referrer allow-list (SPEC §20); refused viewers get 403 `playback_restricted` */
+        post: operations["createPlaybackRestriction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/playback-restrictions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a playback restriction */
+        get: operations["getPlaybackRestriction"];
+        put?: never;
+        post?: never;
+        /** Delete a playback restriction; videos that named it play unrestricted */
+        delete: operations["deletePlaybackRestriction"];
+        options?: never;
+        head?: never;
+        /** Change a playback restriction (in force within a second everywhere) */
+        patch: operations["updatePlaybackRestriction"];
+        trace?: never;
+    };
+    "/playback-defaults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's default restriction and encryption */
+        get: operations["getPlaybackDefaults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set the workspace's default restriction (videos naming none) and encryption (new videos only) */
+        patch: operations["updatePlaybackDefaults"];
         trace?: never;
     };
     "/storage/upload/{token}": {
@@ -653,6 +813,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v/{subject}/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An encrypted video's AES-128 key (16 bytes), to a valid token only
+         * @description Named by `#EXT-X-KEY` in the rendition playlists of a video with `encryption: "aes-128"`. A bare id → 403; an expired token → 403; an unencrypted video → 404.
+         */
+        get: operations["cdnKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v/{subject}/{rung}/index.m3u8": {
         parameters: {
             query?: never;
@@ -730,6 +910,58 @@ export interface paths {
         };
         /** A segment (Range → 206) */
         get: operations["cdnSegment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live/{subject}/master.m3u8": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Live multivariant playlist (404 while no broadcast is on) */
+        get: operations["cdnLiveMaster"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** CORS preflight (every live path) */
+        options: operations["cdnLivePreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live/{subject}/{rung}/index.m3u8": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A rung's sliding window, with EXT-X-PROGRAM-DATE-TIME */
+        get: operations["cdnLiveRendition"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live/{subject}/{rung}/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A live segment (`seg_NNNNNN.ts`) */
+        get: operations["cdnLiveSegment"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1141,6 +1373,86 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "live_stream.connected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `live_stream.connected` to each subscribed endpoint
+         * @description Any 2xx within the timeout is success; otherwise retried on durable timers (Retry-After honoured); 410 disables the endpoint.
+         */
+        post: operations["event_live_stream_connected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "live_stream.active": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `live_stream.active` to each subscribed endpoint
+         * @description Any 2xx within the timeout is success; otherwise retried on durable timers (Retry-After honoured); 410 disables the endpoint.
+         */
+        post: operations["event_live_stream_active"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "live_stream.disconnected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `live_stream.disconnected` to each subscribed endpoint
+         * @description Any 2xx within the timeout is success; otherwise retried on durable timers (Retry-After honoured); 410 disables the endpoint.
+         */
+        post: operations["event_live_stream_disconnected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "live_stream.idle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `live_stream.idle` to each subscribed endpoint
+         * @description Any 2xx within the timeout is success; otherwise retried on durable timers (Retry-After honoured); 410 disables the endpoint.
+         */
+        post: operations["event_live_stream_idle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1214,6 +1526,14 @@ export interface components {
             loudness_lufs: number | null;
             /** @description Renditions normalised to −16 LUFS (set on creation) */
             normalize_audio: boolean;
+            /** @description The video's own restriction (`pr_…`); null: the workspace's default applies */
+            playback_restriction_id: string | null;
+            /** @enum {string} */
+            encryption: "none" | "aes-128";
+            /** @description The live stream this video is the recording of (`ls_…`) */
+            live_stream_id: string | null;
+            /** @description true while the broadcast it records is still going on */
+            is_live: boolean;
         };
         Rendition: {
             /** @example 720p */
@@ -1268,6 +1588,65 @@ export interface components {
             channels: number;
             /** @enum {string} */
             status: "pending_upload" | "processing" | "ready" | "failed";
+        };
+        LiveStream: {
+            /** @example ls_… */
+            id: string;
+            title: string;
+            /** @enum {string} */
+            visibility: "public" | "unlisted" | "private";
+            /** @enum {string} */
+            status: "idle" | "active" | "disconnected";
+            disabled: boolean;
+            /** @enum {string} */
+            latency_mode: "standard" | "low";
+            reconnect_window: number;
+            record: boolean;
+            new_video_settings: {
+                /** @enum {string} */
+                visibility?: "public" | "unlisted" | "private";
+                folder_id?: string | null;
+                tags?: string[];
+                /** @enum {string} */
+                mp4_support?: "none" | "capped_1080p" | "audio_only";
+                passthrough?: string;
+            };
+            simulcast_targets: {
+                url: string;
+                has_stream_key: boolean;
+                /**
+                 * @description The push to this target during the broadcast; a failing target never stops the broadcast
+                 * @enum {string}
+                 */
+                status: "idle" | "connecting" | "live" | "errored";
+                error: string | null;
+            }[];
+            passthrough: string | null;
+            /** @description Only on create and reset-stream-key; store it, it is not shown again */
+            stream_key?: string;
+            ingest: {
+                /**
+                 * @description RTMP server; the stream key is the stream name
+                 * @example rtmp://live.example.com:1935/live
+                 */
+                rtmp_url: string;
+                /** @description SRT URL with the key as `streamid` (`{stream_key}` placeholder outside create/reset) */
+                srt_url: string;
+            };
+            /** @description `{cdn_url}/live/<ls_id>/master.m3u8`: the live playlist while a broadcast is on */
+            hls_url: string;
+            embed_url: string;
+            /**
+             * @description The recording of the broadcast going on
+             * @example vid_0193a1b2c3d4e5f60718293a4b5c6d7e
+             */
+            active_video_id: string | null;
+            recent_video_ids: string[];
+            last_disconnect_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         UploadInit: {
             video_id: string;
@@ -1443,7 +1822,7 @@ export interface components {
             url: string;
             description: string;
             /** @description null = every event type */
-            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted")[] | null;
+            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[] | null;
             enabled: boolean;
             disabled_reason: string | null;
             /** Format: date-time */
@@ -1464,7 +1843,7 @@ export interface components {
             url: string;
             description: string;
             /** @description null = every event type */
-            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted")[] | null;
+            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[] | null;
             enabled: boolean;
             disabled_reason: string | null;
             /** Format: date-time */
@@ -1497,6 +1876,11 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        LiveStreamList: {
+            data: components["schemas"]["LiveStream"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
         Playback: {
             video_id: string;
             hls_url: string;
@@ -1506,6 +1890,28 @@ export interface components {
             token: string;
             /** Format: date-time */
             expires_at: string;
+        };
+        PlaybackRestrictionList: {
+            data: components["schemas"]["PlaybackRestriction"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        PlaybackRestriction: {
+            /** @example pr_0193a1b2c3d4e5f60718293a4b5c6d7e */
+            id: string;
+            referrer: {
+                allowed_domains: string[];
+                allow_no_referrer: boolean;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        PlaybackDefaults: {
+            default_playback_restriction_id: string | null;
+            /** @enum {string} */
+            default_encryption: "none" | "aes-128";
         };
         Health: {
             /** @enum {string} */
@@ -1724,6 +2130,12 @@ export interface operations {
                     codecs?: ("h264" | "hevc" | "av1")[];
                     /** @description Normalise every audio rendition to −16 LUFS (EBU R128, two-pass loudnorm) */
                     normalize_audio?: boolean;
+                    playback_restriction_id?: string | null;
+                    /**
+                     * @description `aes-128`: HLS segments encrypted with the video's key; default: the workspace's
+                     * @enum {string}
+                     */
+                    encryption?: "none" | "aes-128";
                     cors_origin?: string;
                     /** @enum {string} */
                     upload_protocol?: "put" | "tus";
@@ -2056,6 +2468,12 @@ export interface operations {
                     codecs?: ("h264" | "hevc" | "av1")[];
                     /** @description Normalise every audio rendition to −16 LUFS (EBU R128, two-pass loudnorm) */
                     normalize_audio?: boolean;
+                    playback_restriction_id?: string | null;
+                    /**
+                     * @description `aes-128`: HLS segments encrypted with the video's key; default: the workspace's
+                     * @enum {string}
+                     */
+                    encryption?: "none" | "aes-128";
                     cors_origin?: string;
                     /** @enum {string} */
                     upload_protocol?: "put" | "tus";
@@ -2365,6 +2783,12 @@ export interface operations {
                     codecs?: ("h264" | "hevc" | "av1")[];
                     /** @description Normalise every audio rendition to −16 LUFS (EBU R128, two-pass loudnorm) */
                     normalize_audio?: boolean;
+                    playback_restriction_id?: string | null;
+                    /**
+                     * @description `aes-128`: HLS segments encrypted with the video's key; default: the workspace's
+                     * @enum {string}
+                     */
+                    encryption?: "none" | "aes-128";
                 };
             };
         };
@@ -3352,6 +3776,9 @@ export interface operations {
                     passthrough?: string | null;
                     /** @enum {string} */
                     mp4_support?: "none" | "capped_1080p" | "audio_only";
+                    playback_restriction_id?: string | null;
+                    /** @enum {string} */
+                    encryption?: "none" | "aes-128";
                 };
             };
         };
@@ -5712,7 +6139,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted")[];
+                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[];
                     description?: string;
                 };
             };
@@ -6022,7 +6449,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted")[] | null;
+                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[] | null;
                     description?: string;
                     enabled?: boolean;
                     rotate_secret?: boolean;
@@ -6352,10 +6779,1055 @@ export interface operations {
             };
         };
     };
+    listLiveStreams: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                status?: "idle" | "active" | "disconnected";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStreamList"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createLiveStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe: the same key and body within 24 h answer the first response again (`Idempotent-Replayed: true`). See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    /** @enum {string} */
+                    visibility?: "public" | "unlisted" | "private";
+                    /**
+                     * @default standard
+                     * @enum {string}
+                     */
+                    latency_mode?: "standard" | "low";
+                    /** @default 60 */
+                    reconnect_window?: number;
+                    /** @default true */
+                    record?: boolean;
+                    new_video_settings?: {
+                        /** @enum {string} */
+                        visibility?: "public" | "unlisted" | "private";
+                        folder_id?: string | null;
+                        tags?: string[];
+                        /** @enum {string} */
+                        mp4_support?: "none" | "capped_1080p" | "audio_only";
+                        passthrough?: string;
+                    };
+                    simulcast_targets?: {
+                        url: string;
+                        stream_key?: string;
+                    }[];
+                    passthrough?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStream"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
+            409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLiveStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStream"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteLiveStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateLiveStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    /** @enum {string} */
+                    visibility?: "public" | "unlisted" | "private";
+                    /** @enum {string} */
+                    latency_mode?: "standard" | "low";
+                    reconnect_window?: number;
+                    record?: boolean;
+                    new_video_settings?: {
+                        /** @enum {string} */
+                        visibility?: "public" | "unlisted" | "private";
+                        folder_id?: string | null;
+                        tags?: string[];
+                        /** @enum {string} */
+                        mp4_support?: "none" | "capped_1080p" | "audio_only";
+                        passthrough?: string;
+                    };
+                    simulcast_targets?: {
+                        url: string;
+                        stream_key?: string;
+                    }[];
+                    passthrough?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStream"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resetLiveStreamKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe: the same key and body within 24 h answer the first response again (`Idempotent-Replayed: true`). See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStream"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
+            409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    completeLiveStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe: the same key and body within 24 h answer the first response again (`Idempotent-Replayed: true`). See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStream"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
+            409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    disableLiveStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe: the same key and body within 24 h answer the first response again (`Idempotent-Replayed: true`). See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStream"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
+            409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    enableLiveStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe: the same key and body within 24 h answer the first response again (`Idempotent-Replayed: true`). See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStream"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
+            409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getPlayback: {
         parameters: {
             query?: {
                 ttl?: number;
+                /** @description An address or CIDR the viewer must come from (`203.0.113.7`, `10.0.0.0/8`) */
+                ip?: string;
+                /** @description Playlists list only rungs up to this; higher rungs are refused */
+                max_resolution?: "240p" | "360p" | "480p" | "720p" | "1080p" | "1440p" | "2160p";
+                /** @description MP4/M4A downloads allowed (needed for a protected video) */
+                download?: "0" | "1" | "true" | "false";
+                /** @description A restriction (`pr_…`) that replaces the video's own for this token */
+                playback_restriction_id?: string;
             };
             header?: never;
             path: {
@@ -6416,6 +7888,712 @@ export interface operations {
             };
             /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
             409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPlaybackRestrictions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaybackRestrictionList"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPlaybackRestriction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried POST safe: the same key and body within 24 h answer the first response again (`Idempotent-Replayed: true`). See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    referrer: {
+                        allowed_domains: string[];
+                        /**
+                         * @description Requests without Referer or Origin (apps, `no-referrer` pages) may play
+                         * @default true
+                         */
+                        allow_no_referrer?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaybackRestriction"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
+            409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPlaybackRestriction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaybackRestriction"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePlaybackRestriction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePlaybackRestriction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    referrer: {
+                        allowed_domains?: string[];
+                        allow_no_referrer?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaybackRestriction"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPlaybackDefaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaybackDefaults"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePlaybackDefaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    default_playback_restriction_id?: string | null;
+                    /** @enum {string} */
+                    default_encryption?: "none" | "aes-128";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlaybackDefaults"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`) */
+            413: {
                 headers: {
                     /** @description Also in every log line of the request */
                     "X-Request-Id": string;
@@ -6595,7 +8773,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
             };
             cookie?: never;
@@ -6664,7 +8842,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
             };
             cookie?: never;
@@ -6703,7 +8881,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 format: "jpg" | "png" | "webp";
             };
@@ -6822,7 +9000,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 format: "gif" | "webp";
             };
@@ -6926,7 +9104,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 format: "vtt" | "jpg";
             };
@@ -7009,7 +9187,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 name: "capped_1080p.mp4" | "audio.m4a";
             };
@@ -7092,7 +9270,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 /** @description BCP-47 tag */
                 lang: string;
@@ -7174,7 +9352,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 /** @description BCP-47 tag */
                 lang: string;
@@ -7245,7 +9423,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 /** @description BCP-47 tag */
                 lang: string;
@@ -7322,12 +9500,70 @@ export interface operations {
             };
         };
     };
+    cdnKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     cdnRendition: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 rung: string;
             };
@@ -7397,7 +9633,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
             };
             cookie?: never;
@@ -7466,7 +9702,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 rung: string;
             };
@@ -7547,7 +9783,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 rung: string;
                 segment: string;
@@ -7629,7 +9865,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility) */
+                /** @description A `vid_` id (public and unlisted videos) or a playback token from GET /playback/{id} (any visibility). A playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 rung: string;
                 segment: string;
@@ -7684,6 +9920,217 @@ export interface operations {
             };
             /** @description Error */
             416: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cdnLiveMaster: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `ls_` id (public and unlisted live streams) */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HLS playlist */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.mpegurl": string;
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cdnLivePreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `ls_` id (public and unlisted live streams) */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Access-Control-Allow-Methods: GET, HEAD, OPTIONS */
+            204: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cdnLiveRendition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `ls_` id (public and unlisted live streams) */
+                subject: string;
+                rung: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HLS playlist */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.apple.mpegurl": string;
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cdnLiveSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `ls_` id (public and unlisted live streams) */
+                subject: string;
+                rung: string;
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description MPEG-TS segment */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp2t": string;
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
                 headers: {
                     /** @description Also in every log line of the request */
                     "X-Request-Id": string;
@@ -8985,6 +11432,182 @@ export interface operations {
                     workspace_id: string;
                     data: {
                         video: components["schemas"]["Video"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_live_stream_connected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; stable across retries */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>` (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @example evt_… */
+                    id: string;
+                    /** @enum {string} */
+                    type: "live_stream.connected";
+                    /** Format: date-time */
+                    created_at: string;
+                    workspace_id: string;
+                    data: {
+                        live_stream: components["schemas"]["LiveStream"];
+                        /** @description The broadcast's recording (on `idle`: null when nothing was recorded) */
+                        video_id: string | null;
+                        /** @description Why the encoder is gone (`disconnected`, `idle`) */
+                        reason?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_live_stream_active: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; stable across retries */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>` (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @example evt_… */
+                    id: string;
+                    /** @enum {string} */
+                    type: "live_stream.active";
+                    /** Format: date-time */
+                    created_at: string;
+                    workspace_id: string;
+                    data: {
+                        live_stream: components["schemas"]["LiveStream"];
+                        /** @description The broadcast's recording (on `idle`: null when nothing was recorded) */
+                        video_id: string | null;
+                        /** @description Why the encoder is gone (`disconnected`, `idle`) */
+                        reason?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_live_stream_disconnected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; stable across retries */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>` (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @example evt_… */
+                    id: string;
+                    /** @enum {string} */
+                    type: "live_stream.disconnected";
+                    /** Format: date-time */
+                    created_at: string;
+                    workspace_id: string;
+                    data: {
+                        live_stream: components["schemas"]["LiveStream"];
+                        /** @description The broadcast's recording (on `idle`: null when nothing was recorded) */
+                        video_id: string | null;
+                        /** @description Why the encoder is gone (`disconnected`, `idle`) */
+                        reason?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_live_stream_idle: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; stable across retries */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>` (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @example evt_… */
+                    id: string;
+                    /** @enum {string} */
+                    type: "live_stream.idle";
+                    /** Format: date-time */
+                    created_at: string;
+                    workspace_id: string;
+                    data: {
+                        live_stream: components["schemas"]["LiveStream"];
+                        /** @description The broadcast's recording (on `idle`: null when nothing was recorded) */
+                        video_id: string | null;
+                        /** @description Why the encoder is gone (`disconnected`, `idle`) */
+                        reason?: string;
                     };
                 };
             };

@@ -80,21 +80,21 @@ export function isAllowedAddress(ip: string, allowLoopback = false): boolean {
 }
 
 /** Checks scheme and shape; the address is checked at connect time (see `guardedLookup`). */
-export function parsePublicUrl(text: string): URL {
+export function parsePublicUrl(text: string, schemes: readonly string[] = ['http:', 'https:']): URL {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     throw new UrlNotAllowedError('not a valid URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UrlNotAllowedError('only http and https URLs are allowed');
+  if (!schemes.includes(url.protocol)) throw new UrlNotAllowedError(`only ${schemes.map((x) => x.slice(0, -1)).join(' and ')} URLs are allowed`);
   if (url.username || url.password) throw new UrlNotAllowedError('URLs with credentials are not allowed');
   return url;
 }
 
-/** Resolves a URL's host and refuses it when any of its addresses is not allowed. */
-export async function assertPublicUrl(text: string, allowLoopback = false): Promise<URL> {
-  const url = parsePublicUrl(text);
+/** Resolves a URL's host and refuses it when any of its addresses is not allowed (`schemes`: live's simulcast targets are rtmp/rtmps). */
+export async function assertPublicUrl(text: string, allowLoopback = false, schemes?: readonly string[]): Promise<URL> {
+  const url = parsePublicUrl(text, schemes);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addrs = net.isIP(host) ? [{ address: host }] : await dns.promises.lookup(host, { all: true }).catch(() => {
     throw new UrlNotAllowedError(`the host ${host} does not resolve`);

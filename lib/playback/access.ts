@@ -2,6 +2,7 @@ import type { Config } from '../config';
 import type { Db } from '../db';
 import { parseVideoId } from '../ids';
 import type { VideoRow } from '../videos/read';
+import { compileRestriction, type Restriction } from '../protection/restriction';
 import { monthOf } from './bandwidth';
 import { type PlaybackGrant, verifyPlaybackToken } from './tokens';
 
@@ -23,18 +24,40 @@ export interface PlaybackVideo {
   /** Bytes recorded in `bandwidth_usage` for the workspace in `month`. */
   bandwidth_bytes: number;
   month: string;
+  /** SPEC §20: `aes-128` segments are encrypted by the CDN with the video's key. */
+  encryption: 'none' | 'aes-128';
+  /** The restriction in force: the video's own, else the workspace's default (a token's replaces both). */
+  restriction: Restriction | null;
+  /** The source's short side: the size of a `source` (passthrough) rung. */
+  short_side: number | null;
+}
+
+interface RestrictionRow {
+  id: string;
+  allowed_domains: string[];
+  allow_no_referrer: boolean;
 }
 
 export async function loadPlaybackVideo(db: Db, uuid: string, month = monthOf()): Promise<PlaybackVideo | undefined> {
   const { rows } = await db.raw(
     `select v.id, v.workspace_id, v.visibility, v.status, v.title, v.error_message, v.storyboard_ready, v.audio_layout, w.plan,
+            coalesce(v.encryption, 'none') as encryption, least(v.width, v.height) as short_side,
+            (select json_build_object('id', pr.id, 'allowed_domains', pr.allowed_domains, 'allow_no_referrer', pr.allow_no_referrer)
+               from playback_restrictions pr where pr.id = coalesce(v.playback_restriction_id, w.default_playback_restriction_id)) as restriction,
             exists (select 1 from renditions r where r.video_id = v.id and r.status in ('queued', 'processing')) as growing,
             coalesce((select b.bytes from bandwidth_usage b where b.workspace_id = v.workspace_id and b.month = ?::date), 0) as bandwidth_bytes
        from videos v join workspaces w on w.id = v.workspace_id
       where v.id = ? and v.deleted_at is null`,
     [month, uuid],
   );
-  return rows[0] ? { ...rows[0], bandwidth_bytes: Number(rows[0].bandwidth_bytes), month } : undefined;
+  const r = rows[0];
+  if (!r) return undefined;
+  return { ...r, bandwidth_bytes: Number(r.bandwidth_bytes), month, restriction: r.restriction ? compileRestriction(r.restriction as RestrictionRow) : null };
+}
+
+async function loadRestriction(db: Db, id: string, workspaceId: string): Promise<Restriction | null> {
+  const row: RestrictionRow | undefined = await db('playback_restrictions').where({ id, workspace_id: workspaceId }).first('id', 'allowed_domains', 'allow_no_referrer');
+  return row ? compileRestriction(row) : null;
 }
 
 export type PlaybackAccess =
@@ -61,5 +84,11 @@ export async function resolvePlayback(db: Db, playback: Config['playback'], ref:
   const video = await loadPlaybackVideo(db, uuid);
   if (!video) return { kind: 'not_found' };
   if (video.visibility === 'private' && !grant) return { kind: 'forbidden' };
+  if (grant?.restrictionId) {
+    // A token naming a restriction that is gone (or another workspace's) grants nothing.
+    const restriction = await loadRestriction(db, grant.restrictionId, video.workspace_id);
+    if (!restriction) return { kind: 'forbidden' };
+    return { kind: 'ok', video: { ...video, restriction }, grant };
+  }
   return { kind: 'ok', video, grant };
 }

@@ -46,6 +46,11 @@ export interface VideoRow {
   audio_layout: string | null;
   passthrough_rendition: PassthroughEntry | null;
   derived_bytes: number | string;
+  /** SPEC §20 */
+  playback_restriction_id: string | null;
+  encryption: 'none' | 'aes-128' | null;
+  live_stream_id: string | null;
+  is_live: boolean;
 }
 
 export interface RenditionRow {
@@ -91,6 +96,10 @@ export interface VideoRead extends OutputFields {
   created_at: string;
   updated_at: string;
   ready_at: string | null;
+  playback_restriction_id: string | null;
+  encryption: 'none' | 'aes-128';
+  live_stream_id: string | null;
+  is_live: boolean;
 }
 
 /** A rendition as reads show it. */
@@ -219,7 +228,11 @@ export function serializeVideo(
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
     ready_at: iso(row.ready_at),
+    playback_restriction_id: row.playback_restriction_id ?? null,
+    encryption: row.encryption ?? 'none',
     ...outputFields(config, row, outputs, ready),
+    live_stream_id: row.live_stream_id ?? null,
+    is_live: row.is_live ?? false,
   };
   if (status === 'failed') {
     out.error_code = live?.errorCode ?? row.error_code;

@@ -89,6 +89,10 @@ describe('OpenAPI document', () => {
     assert.match(presigned, /"success"/);
     assert.match(presigned, /EnvelopeError/);
     assert.deepEqual(Object.keys(doc.webhooks ?? {}).sort(), [
+      'live_stream.active',
+      'live_stream.connected',
+      'live_stream.disconnected',
+      'live_stream.idle',
       'video.audio_track.deleted', 'video.audio_track.failed', 'video.audio_track.ready', 'video.deleted', 'video.failed', 'video.ready', 'video.uploaded',
     ]);
     assert.equal(doc.paths?.['/v/{subject}/master.m3u8']?.get?.servers?.[0].url, 'http://cdn.example.test/media');

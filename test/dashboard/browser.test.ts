@@ -131,6 +131,39 @@ describe('Dashboard in a real browser', function () {
     await page.getByRole('link', { name: receiver.url }).waitFor();
   });
 
+  it('creates, edits and deletes a playback restriction, and sets the workspace default (SPEC §20)', async () => {
+    await go('Restrictions');
+    await page.getByLabel('Allowed domains').fill('Example.com, *.bücher.de');
+    await page.getByRole('button', { name: 'Create restriction' }).click();
+    const row = page.locator('tr', { hasText: 'xn--bcher-kva.de' });
+    await row.waitFor();
+    const id = (await row.getAttribute('data-restriction-id'))!;
+    assert.deepEqual((await s.db('playback_restrictions').where({ id }).first()).allowed_domains, ['example.com', '*.xn--bcher-kva.de']);
+    await page.getByLabel('Default restriction').selectOption(id);
+    await waitUntil(async () => (await s.db('workspaces').where({ id: s.ws.id }).first()).default_playback_restriction_id === id, 'the default');
+    await row.getByRole('button', { name: 'Edit' }).click();
+    await page.getByRole('form', { name: `Edit ${id}` }).getByLabel('Allowed domains').fill('*.com');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('alert').waitFor();
+    await page.getByRole('form', { name: `Edit ${id}` }).getByLabel('Allowed domains').fill('example.org');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator('tr', { hasText: 'example.org' }).waitFor();
+    await shot('restrictions');
+    await page.locator('tr', { hasText: 'example.org' }).getByRole('button', { name: /Delete/ }).click();
+    await page.locator('tr', { hasText: 'example.org' }).waitFor({ state: 'detached' });
+    assert.equal(await s.db('playback_restrictions').where({ id }).first(), undefined);
+  });
+
+  it('creates a live stream and shows its key once, with the RTMP server to paste into OBS', async () => {
+    await go('Live');
+    await page.getByLabel('Title').fill('dashboard live');
+    await page.getByRole('button', { name: 'Create live stream' }).click();
+    assert.match((await page.getByTestId('secret').textContent())!, /^lsk[0-9a-f]{32}$/);
+    await page.getByText(/rtmp:\/\/.*\/live/).first().waitFor();
+    const row = page.locator('tr', { hasText: 'dashboard live' });
+    assert.equal(await row.locator('[data-status]').getAttribute('data-status'), 'idle');
+  });
+
   it('uploads two clips by drag and drop, with a progress bar each, until both are ready', async () => {
     await go('Upload');
     await shot('upload-empty');

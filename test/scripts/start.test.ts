@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createDb } from '../../lib/db';
@@ -69,6 +70,16 @@ async function until<T>(what: string, fn: () => T | undefined | false | Promise<
   throw new Error(`${what}: not within ${timeoutMs} ms; scripts/start said:\n${log()}`);
 }
 
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const c = net.connect(port, '127.0.0.1', () => {
+      c.end();
+      resolve(true);
+    });
+    c.once('error', () => resolve(false));
+  });
+}
+
 async function healthy(port: number): Promise<boolean> {
   try {
     return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
@@ -101,6 +112,8 @@ describe('scripts/start supervision', function () {
 
   interface Started {
     port: number;
+    /** The live ingest server's RTMP port (SPEC §17). */
+    rtmpPort: number;
     startPid: number;
     log: () => string;
     /** Sends `signal` to scripts/start and asserts that it exits leaving no process behind. */
@@ -109,7 +122,9 @@ describe('scripts/start supervision', function () {
   }
 
   async function startScript(name: string, extra: Record<string, string | undefined> = {}): Promise<Started> {
-    const [port, temporalPort, uiPort, metricsPort, sdkMetricsPort, apiMetricsPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
+    const [port, temporalPort, uiPort, metricsPort, sdkMetricsPort, apiMetricsPort, rtmpPort, mediaHttpPort] = [
+      await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(),
+    ];
     const u = new URL(adminUrl);
     const db = `${dbName}_${name.toLowerCase()}`;
     await admin.raw(`create database ${db}`);
@@ -125,6 +140,8 @@ describe('scripts/start supervision', function () {
       METRICS_PORT: String(metricsPort),
       API_METRICS_PORT: String(apiMetricsPort),
       TEMPORAL_METRICS_PORT: String(sdkMetricsPort),
+      LIVE_RTMP_PORT: String(rtmpPort),
+      LIVE_MEDIA_HTTP_PORT: String(mediaHttpPort),
       VH_DATA_DIR: dataDir,
       DATA_DIR: path.join(dataDir, 'app'),
       DATABASE_URL: u.toString(),
@@ -148,7 +165,7 @@ describe('scripts/start supervision', function () {
     };
     const stop = async (signal: 'SIGINT' | 'SIGTERM') => {
       const before = tree(startPid);
-      assert.ok(before.some((p) => p.cmd.includes('api/server.ts')), 'the API runs below scripts/start');
+      assert.ok(before.some((p) => p.cmd.includes('dist/api/server.js')), 'the API runs below scripts/start');
       assert.ok(before.some((p) => p.cmd.includes('start-dev')), 'the Temporal dev server runs below scripts/start');
       process.kill(startPid, signal);
       await until(`scripts/start exits after ${signal}`, () => !alive(startPid), 90_000, log);
@@ -164,7 +181,7 @@ describe('scripts/start supervision', function () {
       kill();
       throw err;
     }
-    return { port, startPid, log, stop, kill };
+    return { port, rtmpPort, startPid, log, stop, kill };
   }
 
   async function run(signal: 'SIGINT' | 'SIGTERM', killWorker: boolean) {
@@ -172,12 +189,20 @@ describe('scripts/start supervision', function () {
     const { port, startPid, log } = s;
     try {
       if (killWorker) {
-        const worker = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('workers/main.ts'));
+        const worker = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('dist/workers/main.js'));
         assert.ok(worker, `a worker below scripts/start: ${JSON.stringify(tree(startPid))}`);
         process.kill(-worker.pid, 'SIGKILL');
-        await until('the worker is started again', () => /worker started again/.test(log()) && tree(startPid).some((p) => p.pid === p.sid && p.cmd.includes('workers/main.ts')), 60_000, log);
+        await until('the worker is started again', () => /worker started again/.test(log()) && tree(startPid).some((p) => p.pid === p.sid && p.cmd.includes('dist/workers/main.js')), 60_000, log);
         assert.match(log(), new RegExp(`worker \\(pid ${worker.pid}\\) died after \\d+s \\(killed by SIGKILL\\); restarting in 1s`));
         assert.ok(await healthy(port), 'the API kept running while the worker restarted');
+        // The live ingest server is a supervised child too: killed, it is started again on its port.
+        await until('the media server listens', () => listening(s.rtmpPort), 60_000, log);
+        const media = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('dist/workers/media-server.js'));
+        assert.ok(media, `a media server below scripts/start: ${JSON.stringify(tree(startPid))}`);
+        process.kill(-media.pid, 'SIGKILL');
+        await until('the media server is started again', () => /media server started again/.test(log()), 60_000, log);
+        await until('the media server listens again', () => listening(s.rtmpPort), 60_000, log);
+        assert.ok(await healthy(port), 'the API kept running while the media server restarted');
       }
       await s.stop(signal);
     } finally {
@@ -216,7 +241,7 @@ describe('scripts/start supervision', function () {
 
       const dev = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('start-dev'));
       assert.ok(dev, `a Temporal dev server below scripts/start: ${JSON.stringify(tree(startPid))}`);
-      const apiPid = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('api/server.ts'))?.pid;
+      const apiPid = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('dist/api/server.js'))?.pid;
       process.kill(dev.pid, 'SIGKILL');
       // Reads come from Postgres while Temporal is away.
       for (const id of [inFlight, late]) assert.equal((await api('GET', `/v1/videos/${id}`)).status, 200);
@@ -229,7 +254,7 @@ describe('scripts/start supervision', function () {
         await until(`video ${id} reaches ready`, async () => ((await (await api('GET', `/v1/videos/${id}`)).json()) as { status: string }).status === 'ready', 180_000, log);
       }
       assert.ok(alive(startPid), 'scripts/start kept running');
-      assert.equal(tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('api/server.ts'))?.pid, apiPid, 'the API was never restarted');
+      assert.equal(tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('dist/api/server.js'))?.pid, apiPid, 'the API was never restarted');
       assert.ok(fs.existsSync(path.join(tmp, 'temporal', 'temporal.sqlite')), 'the dev server keeps its SQLite file in the data dir');
       // Quiet start: the transcode queue's worker registers no workflows on purpose; the SDK must not warn about it.
       assert.doesNotMatch(log(), /No workflows registered/);
@@ -249,12 +274,12 @@ describe('scripts/start supervision', function () {
       assert.equal(await list(), 200);
       const pg = tree(startPid).find((p) => p.pid === p.sid && /\bpostgres\b/.test(p.cmd) && p.cmd.includes('listen_addresses'));
       assert.ok(pg, `a postgres below scripts/start: ${JSON.stringify(tree(startPid))}`);
-      const apiPid = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('api/server.ts'))?.pid;
+      const apiPid = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('dist/api/server.js'))?.pid;
       process.kill(pg.pid, 'SIGKILL');
       await until('PostgreSQL is started again', () => /PostgreSQL started again/.test(log()), 90_000, log);
       assert.match(log(), new RegExp(`PostgreSQL \\(pid ${pg.pid}\\) died after \\d+s \\(killed by SIGKILL\\)`));
       await until('the API reads again', async () => (await list()) === 200, 60_000, log);
-      assert.equal(tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('api/server.ts'))?.pid, apiPid, 'the API was never restarted');
+      assert.equal(tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('dist/api/server.js'))?.pid, apiPid, 'the API was never restarted');
       const pgNow = tree(startPid).filter((p) => /\bpostgres\b/.test(p.cmd));
       await s.stop('SIGTERM');
       assert.deepEqual(pgNow.filter((p) => alive(p.pid)), [], 'PostgreSQL stopped with scripts/start');

@@ -56,7 +56,7 @@ export interface StackOptions {
   storage?: 'local' | 's3';
   env?: Record<string, string>;
   /** Which worker roles run in this process (default both; [] for none). */
-  workers?: Array<'workflow' | 'transcode'>;
+  workers?: Array<'workflow' | 'transcode' | 'live'>;
 }
 
 /**
@@ -79,6 +79,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     TEMPORAL_ADDRESS: temporalTest.address,
     TEMPORAL_TASK_QUEUE: `video-${suffix}`,
     TEMPORAL_TRANSCODE_QUEUE: `transcode-${suffix}`,
+    TEMPORAL_LIVE_QUEUE: `live-${suffix}`,
     TRANSCODE_CONCURRENCY: '2',
     TRANSCODE_HEARTBEAT_TIMEOUT_MS: '5000',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',

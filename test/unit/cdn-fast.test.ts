@@ -6,21 +6,23 @@ import { cdnFastPath } from '../../api/cdn/fast';
 import type { Deps } from '../../api/deps';
 import type { Logger } from '../../lib/logger';
 import { monthOf } from '../../lib/playback/bandwidth';
+import type { PlaybackGrant } from '../../lib/playback/tokens';
+import { compileRestriction, type Restriction } from '../../lib/protection/restriction';
 
 const VIDEO = '01234567-89ab-cdef-0123-456789abcdef';
 const ID = `vid_${VIDEO.replace(/-/g, '')}`;
 
 /** The fast path alone, with caches that always hold the answer; false falls to a 599 here. */
-async function serve(level: string, plan = 'business', bandwidthBytes = 0) {
+async function serve(level: string, plan = 'business', bandwidthBytes = 0, extra: { restriction?: Restriction; grant?: Partial<PlaybackGrant> } = {}) {
   const lines: string[] = [];
   const recorded: number[] = [];
-  const video = { id: VIDEO, workspace_id: 'ws_1', visibility: 'public', status: 'ready', plan, growing: false, bandwidth_bytes: bandwidthBytes, month: monthOf() };
+  const video = { id: VIDEO, workspace_id: 'ws_1', visibility: 'public', status: 'ready', plan, growing: false, bandwidth_bytes: bandwidthBytes, month: monthOf(), restriction: extra.restriction ?? null, encryption: 'none', short_side: 360 };
   const deps = {
     config: { cdnUrl: 'http://localhost:3000/cdn' },
     log: pino({ level }, { write: (s: string) => lines.push(s) }) as unknown as Logger,
     hot: {
       meter: { pending: () => 0, record: (_ws: string, _m: string, n: number) => recorded.push(n) },
-      access: { peek: () => ({ kind: 'ok', video, grant: null }) },
+      access: { peek: () => ({ kind: 'ok', video, grant: extra.grant ?? null }) },
       files: { peek: () => ({ body: Buffer.from('segment bytes'), etag: '"e1"' }) },
     },
   } as unknown as Deps;
@@ -89,6 +91,45 @@ describe('unit: CDN fast path (api/cdn/fast.ts)', () => {
       assert.equal((await fetch(`${free.url}/cdn/v/${ID}/240p/seg_00000.ts`)).status, 599);
     } finally {
       await free.close();
+    }
+  });
+
+  it('checks a restricted video\'s Referer/Origin and a token\'s claims on every request, whatever is cached (SPEC §20)', async () => {
+    const restriction = compileRestriction({ id: 'pr_1', allowed_domains: ['*.allowed.example'], allow_no_referrer: false });
+    const s = await serve('warn', 'business', 0, { restriction });
+    const seg = `${s.url}/cdn/v/${ID}/240p/seg_00000.ts`;
+    try {
+      const ok = await fetch(seg, { headers: { Referer: 'https://www.allowed.example/x' } });
+      assert.equal(ok.status, 200);
+      assert.match(ok.headers.get('cache-control') ?? '', /^private/);
+      assert.equal((await fetch(seg, { headers: { Origin: 'https://a.allowed.example' } })).status, 200);
+      // Refusals are Koa's to answer (403 playback_restricted).
+      for (const headers of [{ Referer: 'https://evil.example/' }, { Origin: 'https://evil.example' }, {}, { Referer: 'https://allowed.example/' }] as Array<Record<string, string>>) {
+        assert.equal((await fetch(seg, { headers })).status, 599, JSON.stringify(headers));
+      }
+    } finally {
+      await s.close();
+    }
+    const capped = await serve('warn', 'business', 0, { grant: { maxResolution: 240 } });
+    try {
+      assert.equal((await fetch(`${capped.url}/cdn/v/${ID}/240p/seg_00000.ts`)).status, 200);
+      assert.equal((await fetch(`${capped.url}/cdn/v/${ID}/360p/seg_00000.ts`)).status, 599);
+    } finally {
+      await capped.close();
+    }
+    const bound = await serve('warn', 'business', 0, { grant: { ip: '203.0.113.7' } });
+    try {
+      assert.equal((await fetch(`${bound.url}/cdn/v/${ID}/240p/seg_00000.ts`)).status, 599);
+      // No proxy is trusted here: a forwarded address is not believed.
+      assert.equal((await fetch(`${bound.url}/cdn/v/${ID}/240p/seg_00000.ts`, { headers: { 'X-Forwarded-For': '203.0.113.7' } })).status, 599);
+    } finally {
+      await bound.close();
+    }
+    const here = await serve('warn', 'business', 0, { grant: { ip: '127.0.0.0/8' } });
+    try {
+      assert.equal((await fetch(`${here.url}/cdn/v/${ID}/240p/seg_00000.ts`)).status, 200);
+    } finally {
+      await here.close();
     }
   });
 });

@@ -7,7 +7,10 @@ import { mountPath } from '../../../lib/playback/urls';
 import { loadVideoRow } from '../../../lib/videos/read';
 import type { Deps } from '../../deps';
 import { forbidden, notFound } from '../../errors';
+import { downloadRefusal, restrictedCacheControl, viewerRefusal } from '../../../lib/protection/enforce';
+import { selfOriginsOf } from '../../../lib/protection/restriction';
 import { cacheControl } from '../files';
+import { viewerOf } from '../protected';
 import { renderImage } from './images';
 import { createImageRenderer } from '../../../lib/outputs/images';
 import { apiKeyAuth } from '../../middleware/auth';
@@ -22,6 +25,7 @@ import { serveObject } from './serve';
 export function outputCdnRoutes(r: Router, deps: Deps, meter: BandwidthMeter): void {
   const base = `${mountPath(deps.config.cdnUrl)}/v/`;
   const renderer = createImageRenderer({ storage: deps.storage, media: createMediaTools(deps.config.media), db: deps.db, limits: deps.config.renders });
+  const self = selfOriginsOf(deps.config);
 
   r.get(`${base}*rest`, async (ctx: ParameterizedContext, next: Next) => {
     const parsed = parseOutputPath(ctx.path.slice(base.length));
@@ -36,6 +40,8 @@ export function outputCdnRoutes(r: Router, deps: Deps, meter: BandwidthMeter): v
     if (access.kind === 'forbidden') throw forbidden('forbidden', 'This video needs a valid playback token (GET /playback/{id})');
     const { video, grant } = access;
     if (video.status !== 'ready') throw notFound('Video');
+    const refused = viewerRefusal(video, grant, viewerOf(ctx), self) ?? (parsed.path.kind === 'download' ? downloadRefusal(video, grant) : null);
+    if (refused) throw forbidden('playback_restricted', refused);
     const allowance = exceededAllowance(video.plan, video.bandwidth_bytes + meter.pending(video.workspace_id, video.month));
     if (allowance !== undefined) {
       throw forbidden('bandwidth_quota_exceeded', `The workspace has used its ${video.plan} plan's monthly bandwidth of ${allowance} bytes`);
@@ -43,7 +49,7 @@ export function outputCdnRoutes(r: Router, deps: Deps, meter: BandwidthMeter): v
     const row = await loadVideoRow(deps.db, video.id);
     if (!row) throw notFound('Video');
     const ws = video.workspace_id;
-    const cache = (kind: 'playlist' | 'thumbnail' | 'segment') => cacheControl(kind, { growing: true, tokenExpiresAt: grant?.expiresAt ?? null });
+    const cache = (kind: 'playlist' | 'thumbnail' | 'segment') => restrictedCacheControl(video, cacheControl(kind, { growing: true, tokenExpiresAt: grant?.expiresAt ?? null }));
     const p = parsed.path;
 
     switch (p.kind) {

@@ -1,0 +1,128 @@
+// One broadcast connection on a live worker: probe the feed, check the input bounds, run one
+// ffmpeg writing the live ladder, and upload each finished segment through the storage driver
+// (recording it in live_segments, which the CDN's live playlists and the recording are made of).
+// Heartbeats every second; a worker killed mid-broadcast is retried elsewhere within the
+// heartbeat timeout, and the new attempt marks its first segments as a discontinuity.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Context } from '@temporalio/activity';
+import { feedUrl, probeFeed, startLiveFfmpeg } from '../../lib/live/feed';
+import { liveFfmpegArgs, outOfBounds, planLiveLadder } from '../../lib/live/ladder';
+import { parseLocalPlaylist } from '../../lib/live/playlists';
+import { startSimulcast } from '../../lib/live/simulcast';
+import { keys } from '../../lib/storage';
+import { liveWorkflowId, playableSignal, type SessionResult } from '../../workflows/live/defs';
+import type { ActivityDeps } from '../deps';
+
+const SEG_RE = /^seg_(\d{6})\.ts$/;
+
+export function liveSessionActivities(deps: ActivityDeps) {
+  const { config, db, storage, temporal, log } = deps;
+
+  return {
+    async runLiveSession(p: { liveStreamId: string; workspaceId: string; videoId: string; discontinuity: boolean }): Promise<SessionResult> {
+      const ctx = Context.current();
+      const signal = ctx.cancellationSignal;
+      // A retry means the previous attempt died (worker killed): its segments end where it stopped.
+      const discontinuity = p.discontinuity || ctx.info.attempt > 1;
+      ctx.heartbeat();
+      const beat = setInterval(() => ctx.heartbeat(), 1000);
+      const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'vidhost-live-'));
+      let uploaded = 0;
+      try {
+        const ls = await db('live_streams').where({ id: p.liveStreamId }).first('latency_mode', 'simulcast_targets');
+        const url = feedUrl(config, p.liveStreamId);
+        let info;
+        try {
+          info = await probeFeed(config, url, signal);
+        } catch (err) {
+          if (signal.aborted) return { ended: 'cancelled', reason: 'stopped', segments: 0 };
+          log.info({ err, liveStreamId: p.liveStreamId }, 'live: no feed to read');
+          return { ended: 'feed_ended', reason: 'encoder disconnected', segments: 0 };
+        }
+        const refused = outOfBounds(info);
+        if (refused) return { ended: 'input_out_of_bounds', reason: `input out of bounds: ${refused}`, segments: 0 };
+
+        const rungs = planLiveLadder(info, { passthrough: config.media.passthrough });
+        for (const r of rungs) {
+          await db('renditions')
+            .insert({ video_id: p.videoId, name: r.name, ordinal: 0, width: r.width, height: r.height, bitrate: r.bitrate || 1, status: 'processing', progress: 0 })
+            .onConflict(['video_id', 'name'])
+            .merge(['width', 'height', 'bitrate']);
+          await fs.mkdir(path.join(dir, r.name));
+        }
+        const next: Record<string, number> = {};
+        for (const r of rungs) {
+          const m = await db('live_segments').where({ video_id: p.videoId, rung: r.name }).max('seq as max').first();
+          next[r.name] = m?.max === null || m?.max === undefined ? 0 : Number(m.max) + 1;
+        }
+        const segmentSeconds = ls?.latency_mode === 'low' ? config.live.lowLatencySegmentSeconds : config.live.segmentSeconds;
+        const args = liveFfmpegArgs({ input: url, dir, rungs, startNumbers: next, segmentSeconds, preset: config.live.x264Preset, hasAudio: info.audioCodec !== null });
+        const ff = await startLiveFfmpeg(config, args, url, dir);
+        const simulcast = ls?.simulcast_targets?.length ? startSimulcast(deps, p.liveStreamId, url, ls.simulcast_targets) : undefined;
+        const onAbort = () => ff.stop();
+        signal.addEventListener('abort', onAbort, { once: true });
+
+        const done = new Set<string>();
+        const firstOfRung = new Set<string>();
+        let playable = false;
+        const upload = async () => {
+          for (const r of rungs) {
+            const text = await fs.readFile(path.join(dir, r.name, 'index.m3u8'), 'utf8').catch(() => '');
+            for (const s of parseLocalPlaylist(text)) {
+              const m = SEG_RE.exec(s.file);
+              const id = `${r.name}/${s.file}`;
+              if (!m || done.has(id)) continue;
+              const file = path.join(dir, r.name, s.file);
+              const stat = await fs.stat(file).catch(() => null);
+              if (!stat) continue;
+              await storage.putFile(`${keys.rendition(p.workspaceId, p.videoId, r.name)}${s.file}`, file, { contentType: 'video/mp2t' });
+              const disc = discontinuity && !firstOfRung.has(r.name);
+              firstOfRung.add(r.name);
+              await db('live_segments')
+                .insert({
+                  video_id: p.videoId,
+                  rung: r.name,
+                  seq: Number(m[1]),
+                  duration: s.duration,
+                  bytes: stat.size,
+                  discontinuity: disc,
+                  program_date_time: s.programDateTime ? new Date(s.programDateTime) : new Date(Date.now() - s.duration * 1000),
+                })
+                .onConflict(['video_id', 'rung', 'seq'])
+                .ignore();
+              done.add(id);
+              uploaded++;
+              await fs.rm(file, { force: true });
+            }
+          }
+          if (!playable && rungs.every((r) => firstOfRung.has(r.name))) {
+            playable = true;
+            await temporal.workflow.getHandle(liveWorkflowId(p.liveStreamId)).signal(playableSignal, { videoId: p.videoId });
+          }
+        };
+
+        let exited = false;
+        void ff.exited.then(() => {
+          exited = true;
+        });
+        while (!exited) {
+          await upload();
+          await new Promise((r) => setTimeout(r, 250));
+        }
+        const { code, stderr } = await ff.exited;
+        signal.removeEventListener('abort', onAbort);
+        await simulcast?.stop();
+        // ffmpeg's last playlist write lists the segment it flushed on the way out.
+        await upload();
+        if (signal.aborted) return { ended: 'cancelled', reason: 'stopped', segments: uploaded };
+        if (code !== 0) log.info({ code, stderr: stderr.slice(-2000), liveStreamId: p.liveStreamId }, 'live ffmpeg ended');
+        return { ended: 'feed_ended', reason: 'encoder disconnected', segments: uploaded };
+      } finally {
+        clearInterval(beat);
+        await fs.rm(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}

@@ -1,0 +1,83 @@
+// `{cdn_url}/live/<ls_id>/…` (SPEC §17): the live multivariant playlist, each rung's sliding
+// window (written per request from live_segments rows, with EXT-X-PROGRAM-DATE-TIME stamped at
+// ingest), and the segments, which are the broadcast's recording's own files in storage.
+import type Router from '@koa/router';
+import type { ParameterizedContext } from 'koa';
+import { parseId } from '../../lib/ids';
+import { livePlaylist, masterPlaylist, measuredBandwidth, type SegmentRow } from '../../lib/live/playlists';
+import { mountPath } from '../../lib/playback/urls';
+import { keys } from '../../lib/storage';
+import type { Deps } from '../deps';
+import { forbidden, notFound } from '../errors';
+import { CDN_EXPOSE_HEADERS } from './files';
+
+const PLAYLIST = 'application/vnd.apple.mpegurl';
+const RUNG_RE = /^(?:[1-9][0-9]{1,4}p|source)$/;
+const SEG_RE = /^seg_[0-9]{6}\.ts$/;
+
+export function liveCdnRoutes(r: Router, deps: Deps): void {
+  const { db, config, storage } = deps;
+  const base = `${mountPath(config.cdnUrl)}/live/`;
+
+  /** The broadcast going on (or the one just ended, until its recording is finished). */
+  async function resolve(ctx: ParameterizedContext, subject: string): Promise<{ workspaceId: string; videoId: string; windowSeconds: number; targetFloor: number }> {
+    ctx.set('Access-Control-Allow-Origin', '*');
+    ctx.set('Access-Control-Expose-Headers', CDN_EXPOSE_HEADERS);
+    const id = parseId('ls', subject);
+    const ls = id ? await db('live_streams').where({ id }).whereNull('deleted_at').first('workspace_id', 'visibility', 'active_video_id', 'latency_mode') : undefined;
+    if (!ls) throw notFound('Live stream');
+    // Signed tokens for live streams are not issued yet: a private stream does not play by id.
+    if (ls.visibility === 'private') throw forbidden('forbidden', 'This live stream is private');
+    if (!ls.active_video_id) throw notFound('Broadcast');
+    const seg = ls.latency_mode === 'low' ? config.live.lowLatencySegmentSeconds : config.live.segmentSeconds;
+    return { workspaceId: ls.workspace_id, videoId: ls.active_video_id, windowSeconds: config.live.windowSeconds, targetFloor: Math.ceil(seg) };
+  }
+
+  r.options(`${base}*rest`, (ctx) => {
+    ctx.set('Access-Control-Allow-Origin', '*');
+    ctx.set('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS');
+    ctx.set('Access-Control-Allow-Headers', 'Range, If-None-Match');
+    ctx.set('Access-Control-Max-Age', '86400');
+    ctx.status = 204;
+  });
+
+  r.get(`${base}:subject/master.m3u8`, async (ctx) => {
+    const b = await resolve(ctx, ctx.params.subject);
+    const { rows: rungs } = await db.raw(
+      `select r.name, r.width, r.height, r.bitrate,
+              (select json_agg(json_build_object('duration', s.duration, 'bytes', s.bytes)) from (
+                 select duration, bytes from live_segments s where s.video_id = r.video_id and s.rung = r.name order by seq desc limit 5) s) as recent
+         from renditions r where r.video_id = ? and exists (select 1 from live_segments s where s.video_id = r.video_id and s.rung = r.name)`,
+      [b.videoId],
+    );
+    if (!rungs.length) throw notFound('Broadcast');
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.type = PLAYLIST;
+    ctx.body = masterPlaylist(rungs.map((x: { name: string; width: number; height: number; bitrate: number; recent: SegmentRow[] | null }) => ({ ...x, bandwidth: Math.max(x.bitrate, measuredBandwidth(x.recent ?? []) ?? 0) })));
+  });
+
+  r.get(`${base}:subject/:rung/index.m3u8`, async (ctx) => {
+    if (!RUNG_RE.test(ctx.params.rung)) throw notFound('File');
+    const b = await resolve(ctx, ctx.params.subject);
+    const want = Math.max(3, Math.ceil(b.windowSeconds / b.targetFloor));
+    const rows: SegmentRow[] = (await db('live_segments').where({ video_id: b.videoId, rung: ctx.params.rung }).orderBy('seq', 'desc').limit(want)).reverse();
+    if (!rows.length) throw notFound('File');
+    const [{ before, discs }] = (
+      await db.raw(`select count(*)::int as before, count(*) filter (where discontinuity)::int as discs from live_segments where video_id = ? and rung = ? and seq < ?`, [b.videoId, ctx.params.rung, rows[0].seq])
+    ).rows;
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.type = PLAYLIST;
+    ctx.body = livePlaylist(rows, { mediaSequence: before, discontinuitySequence: discs, targetFloor: b.targetFloor });
+  });
+
+  r.get(`${base}:subject/:rung/:file`, async (ctx) => {
+    if (!RUNG_RE.test(ctx.params.rung) || !SEG_RE.test(ctx.params.file)) throw notFound('File');
+    const b = await resolve(ctx, ctx.params.subject);
+    const obj = await storage.get(`${keys.rendition(b.workspaceId, b.videoId, ctx.params.rung)}${ctx.params.file}`);
+    if (!obj) throw notFound('File');
+    ctx.set('Cache-Control', 'public, max-age=60');
+    ctx.type = 'video/mp2t';
+    ctx.length = obj.size;
+    ctx.body = obj.body;
+  });
+}

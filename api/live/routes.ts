@@ -1,0 +1,179 @@
+// `/v1/live-streams` (SPEC §17). Creating a stream starts its entity workflow (workflows/live/stream.ts);
+// complete, disable and delete signal it and tell the media server to drop the encoder.
+import type Router from '@koa/router';
+import { newId, parseId } from '../../lib/ids';
+import { dropEncoder } from '../../lib/live/control';
+import { hashStreamKey, newStreamKey } from '../../lib/live/keys';
+import { LIVE_SELECT, type LiveStreamRow, loadLiveStream, recentVideoIds, serializeLiveStream, type SimulcastTarget } from '../../lib/live/read';
+import { ensureLiveWorkflow } from '../../lib/live/workflow';
+import { assertPublicUrl, UrlNotAllowedError } from '../../lib/net/guard';
+import { uniqueTagNames } from '../../lib/tags';
+import { completeSignal, deleteLiveSignal, liveWorkflowId } from '../../workflows/live/defs';
+import type { Deps } from '../deps';
+import { badRequest, notFound } from '../errors';
+import { assertFolderOf } from '../folders/assert';
+import { auth } from '../middleware/auth';
+import { parseBody, parseQuery } from '../middleware/validate';
+import { createLiveBody, listLiveQuery, patchLiveBody } from './schema';
+
+/** Simulcast targets pass the same address guard as webhook URLs (SPEC §9, §17). */
+async function checkTargets(deps: Deps, targets: SimulcastTarget[]): Promise<SimulcastTarget[]> {
+  for (const [i, t] of targets.entries()) {
+    try {
+      await assertPublicUrl(t.url, deps.config.allowLoopbackUrls, ['rtmp:', 'rtmps:']);
+    } catch (err) {
+      if (err instanceof UrlNotAllowedError) throw badRequest('url_not_allowed', `simulcast_targets[${i}].url: ${err.message}`);
+      throw err;
+    }
+  }
+  return targets;
+}
+
+function encodeCursor(createdAt: string, id: string): string {
+  return Buffer.from(JSON.stringify({ t: createdAt, i: id })).toString('base64url');
+}
+
+function decodeCursor(text: string): { t: string; i: string } {
+  try {
+    const c = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    if (typeof c.t === 'string' && typeof c.i === 'string' && parseId('ls', c.i) && !Number.isNaN(Date.parse(c.t))) return c;
+  } catch {
+    /* fall through */
+  }
+  throw badRequest('invalid_cursor', 'cursor is not a cursor returned by this endpoint');
+}
+
+export function liveRoutes(r: Router, deps: Deps): void {
+  const { db, config, temporal } = deps;
+
+  const find = async (workspaceId: string, id: string): Promise<LiveStreamRow> => {
+    const lid = parseId('ls', id);
+    const row = lid ? await loadLiveStream(db, lid, workspaceId) : undefined;
+    if (!row) throw notFound('Live stream');
+    return row;
+  };
+  const answer = async (row: LiveStreamRow, streamKey?: string) => {
+    const recent = await recentVideoIds(db, [row.id]);
+    return serializeLiveStream(config, row, recent.get(row.id) ?? [], streamKey);
+  };
+  const signal = async (id: string, fn: (h: ReturnType<typeof temporal.workflow.getHandle>) => Promise<void>) => {
+    try {
+      await fn(temporal.workflow.getHandle(liveWorkflowId(id)));
+    } catch (err) {
+      // No running workflow means no broadcast to end: nothing to tell it.
+      if ((err as Error).name !== 'WorkflowNotFoundError') throw err;
+    }
+  };
+
+  r.post('/live-streams', async (ctx) => {
+    const { workspaceId } = auth(ctx);
+    const body = parseBody(ctx, createLiveBody);
+    const targets = await checkTargets(deps, body.simulcast_targets ?? []);
+    const settings = body.new_video_settings ?? {};
+    if (settings.folder_id) await assertFolderOf(db, workspaceId, settings.folder_id, 'folder_id');
+    if (settings.tags) settings.tags = uniqueTagNames(settings.tags);
+    const key = newStreamKey();
+    const id = newId('ls');
+    await db('live_streams').insert({
+      id,
+      workspace_id: workspaceId,
+      title: body.title ?? '',
+      visibility: body.visibility ?? 'unlisted',
+      latency_mode: body.latency_mode,
+      reconnect_window: body.reconnect_window,
+      record: body.record,
+      new_video_settings: JSON.stringify(settings),
+      simulcast_targets: JSON.stringify(targets),
+      passthrough: body.passthrough ?? null,
+      stream_key_hash: hashStreamKey(key),
+    });
+    await ensureLiveWorkflow(temporal, config, id, workspaceId);
+    ctx.status = 201;
+    ctx.body = await answer((await loadLiveStream(db, id))!, key);
+  });
+
+  r.get('/live-streams', async (ctx) => {
+    const { workspaceId } = auth(ctx);
+    const p = parseQuery(ctx, listLiveQuery);
+    const q = db('live_streams as l').select(db.raw(LIVE_SELECT)).where('l.workspace_id', workspaceId).whereNull('l.deleted_at');
+    if (p.status) q.where('l.status', p.status);
+    if (p.cursor) {
+      const c = decodeCursor(p.cursor);
+      q.whereRaw('(l.created_at, l.id) < (?::timestamptz, ?)', [c.t, c.i]);
+    }
+    const rows: LiveStreamRow[] = await q.orderBy([{ column: 'l.created_at', order: 'desc' }, { column: 'l.id', order: 'desc' }]).limit(p.limit + 1);
+    const page = rows.slice(0, p.limit);
+    const recent = await recentVideoIds(db, page.map((x) => x.id));
+    const last = page[page.length - 1];
+    ctx.body = {
+      data: page.map((x) => serializeLiveStream(config, x, recent.get(x.id) ?? [])),
+      has_more: rows.length > p.limit,
+      next_cursor: rows.length > p.limit && last ? encodeCursor(last.created_at_text!, last.id) : null,
+    };
+  });
+
+  r.get('/live-streams/:id', async (ctx) => {
+    ctx.body = await answer(await find(auth(ctx).workspaceId, ctx.params.id));
+  });
+
+  r.patch('/live-streams/:id', async (ctx) => {
+    const { workspaceId } = auth(ctx);
+    const row = await find(workspaceId, ctx.params.id);
+    const body = parseBody(ctx, patchLiveBody);
+    const patch: Record<string, unknown> = { updated_at: db.fn.now() };
+    if (body.title !== undefined) patch.title = body.title;
+    if (body.visibility !== undefined) patch.visibility = body.visibility;
+    if (body.latency_mode !== undefined) patch.latency_mode = body.latency_mode;
+    if (body.reconnect_window !== undefined) patch.reconnect_window = body.reconnect_window;
+    if (body.record !== undefined) patch.record = body.record;
+    if (body.passthrough !== undefined) patch.passthrough = body.passthrough;
+    if (body.simulcast_targets !== undefined) patch.simulcast_targets = JSON.stringify(await checkTargets(deps, body.simulcast_targets));
+    if (body.new_video_settings !== undefined) {
+      const s = body.new_video_settings;
+      if (s.folder_id) await assertFolderOf(db, workspaceId, s.folder_id, 'folder_id');
+      if (s.tags) s.tags = uniqueTagNames(s.tags);
+      patch.new_video_settings = JSON.stringify(s);
+    }
+    await db('live_streams').where({ id: row.id }).update(patch);
+    ctx.body = await answer((await loadLiveStream(db, row.id))!);
+  });
+
+  r.delete('/live-streams/:id', async (ctx) => {
+    const row = await find(auth(ctx).workspaceId, ctx.params.id);
+    await db('live_streams').where({ id: row.id }).update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
+    await dropEncoder(db, row.id, 'live stream deleted');
+    await signal(row.id, (h) => h.signal(deleteLiveSignal));
+    ctx.status = 204;
+  });
+
+  // A new key at once; an encoder on the old key is dropped (it could not reconnect with it anyway).
+  r.post('/live-streams/:id/reset-stream-key', async (ctx) => {
+    const row = await find(auth(ctx).workspaceId, ctx.params.id);
+    const key = newStreamKey();
+    await db('live_streams').where({ id: row.id }).update({ stream_key_hash: hashStreamKey(key), updated_at: db.fn.now() });
+    await dropEncoder(db, row.id, 'stream key reset');
+    ctx.body = await answer((await loadLiveStream(db, row.id))!, key);
+  });
+
+  // End the broadcast now: the recording is finished without waiting for the reconnect window.
+  r.post('/live-streams/:id/complete', async (ctx) => {
+    const row = await find(auth(ctx).workspaceId, ctx.params.id);
+    await signal(row.id, (h) => h.signal(completeSignal, { reason: 'completed' }));
+    await dropEncoder(db, row.id, 'completed');
+    ctx.body = await answer(row);
+  });
+
+  r.post('/live-streams/:id/disable', async (ctx) => {
+    const row = await find(auth(ctx).workspaceId, ctx.params.id);
+    await db('live_streams').where({ id: row.id }).update({ disabled: true, updated_at: db.fn.now() });
+    await signal(row.id, (h) => h.signal(completeSignal, { reason: 'disabled' }));
+    await dropEncoder(db, row.id, 'disabled');
+    ctx.body = await answer((await loadLiveStream(db, row.id))!);
+  });
+
+  r.post('/live-streams/:id/enable', async (ctx) => {
+    const row = await find(auth(ctx).workspaceId, ctx.params.id);
+    await db('live_streams').where({ id: row.id }).update({ disabled: false, updated_at: db.fn.now() });
+    ctx.body = await answer((await loadLiveStream(db, row.id))!);
+  });
+}

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { mp4Support, passthrough } from '../../lib/outputs/options';
+import { isoDate, publicVideoId } from '../openapi/common';
+import { tagNames, visibility } from '../upload/schema';
+
+const target = z
+  .object({
+    url: z.string().trim().max(2048).regex(/^rtmps?:\/\//i, 'must be an rtmp:// or rtmps:// URL'),
+    stream_key: z.string().min(1).max(512).regex(/^[^\s/?#]+$/, 'no spaces, slashes, ? or #').optional(),
+  })
+  .strict();
+
+export const newVideoSettings = z
+  .object({
+    visibility: visibility.optional(),
+    folder_id: z.string().max(100).nullable().optional(),
+    tags: tagNames.optional(),
+    mp4_support: mp4Support.optional(),
+    passthrough: passthrough.optional(),
+  })
+  .strict();
+
+const fields = {
+  title: z.string().trim().max(200),
+  visibility,
+  latency_mode: z.enum(['standard', 'low']),
+  reconnect_window: z.number().int().min(0).max(1800),
+  record: z.boolean(),
+  new_video_settings: newVideoSettings,
+  simulcast_targets: z.array(target).max(5),
+  passthrough,
+};
+
+export const createLiveBody = z
+  .object({
+    title: fields.title.optional(),
+    visibility: fields.visibility.optional(),
+    latency_mode: fields.latency_mode.default('standard'),
+    reconnect_window: fields.reconnect_window.default(60),
+    record: fields.record.default(true),
+    new_video_settings: fields.new_video_settings.optional(),
+    simulcast_targets: fields.simulcast_targets.optional(),
+    passthrough: fields.passthrough.optional(),
+  })
+  .strict();
+
+export const patchLiveBody = z.object(fields).partial().strict();
+
+export const listLiveQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z.string().max(200).optional(),
+    status: z.enum(['idle', 'active', 'disconnected']).optional(),
+  })
+  .strict();
+
+export const liveStream = z
+  .object({
+    id: z.string().meta({ example: 'ls_…' }),
+    title: z.string(),
+    visibility: visibility,
+    status: z.enum(['idle', 'active', 'disconnected']),
+    disabled: z.boolean(),
+    latency_mode: z.enum(['standard', 'low']),
+    reconnect_window: z.number().int(),
+    record: z.boolean(),
+    new_video_settings: newVideoSettings,
+    simulcast_targets: z.array(
+      z.object({
+        url: z.string(),
+        has_stream_key: z.boolean(),
+        status: z.enum(['idle', 'connecting', 'live', 'errored']).meta({ description: 'The push to this target during the broadcast; a failing target never stops the broadcast' }),
+        error: z.string().nullable(),
+      }),
+    ),
+    passthrough: z.string().nullable(),
+    stream_key: z.string().optional().meta({ description: 'Only on create and reset-stream-key; store it, it is not shown again' }),
+    ingest: z.object({
+      rtmp_url: z.string().meta({ description: 'RTMP server; the stream key is the stream name', example: 'rtmp://live.example.com:1935/live' }),
+      srt_url: z.string().meta({ description: 'SRT URL with the key as `streamid` (`{stream_key}` placeholder outside create/reset)' }),
+    }),
+    hls_url: z.string().meta({ description: '`{cdn_url}/live/<ls_id>/master.m3u8`: the live playlist while a broadcast is on' }),
+    embed_url: z.string(),
+    active_video_id: publicVideoId.nullable().meta({ description: 'The recording of the broadcast going on' }),
+    recent_video_ids: z.array(publicVideoId),
+    last_disconnect_reason: z.string().nullable(),
+    created_at: isoDate,
+    updated_at: isoDate,
+  })
+  .meta({ id: 'LiveStream' });
+
+export const liveStreamList = z
+  .object({ data: z.array(liveStream), has_more: z.boolean(), next_cursor: z.string().nullable() })
+  .meta({ id: 'LiveStreamList' });

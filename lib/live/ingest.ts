@@ -1,0 +1,167 @@
+// The media server's hooks (SPEC §17): which encoder may publish, and what the stream's
+// workflow is told. node-media-server emits prePublish/donePublish/prePlay; the key is checked
+// against Postgres as the encoder connects, and an encoder that fails the check is closed before
+// any of its media is read (live workers read a feed only once its workflow was signalled).
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config';
+import type { Db } from '../db';
+import type { Logger } from '../logger';
+import { listen, type Listener } from '../pg/listen';
+import { limitsOf } from '../plans';
+import { disconnectedSignal, liveWorkflowId } from '../../workflows/live/defs';
+import { LIVE_CONTROL_CHANNEL, parseDrop } from './control';
+import { hashStreamKey, internalPath, STREAM_KEY_RE } from './keys';
+import { signalConnected } from './workflow';
+
+// node-media-server is CommonJS without types; these are the parts of its session and context used here.
+interface NmsSession {
+  id: string;
+  ip: string;
+  streamApp: string;
+  streamName: string;
+  streamPath: string;
+  close: () => void;
+}
+interface NmsBroadcast {
+  publisher: NmsSession | null;
+  publishGraceMs: number;
+}
+interface NmsContext {
+  broadcasts: Map<string, NmsBroadcast>;
+  eventEmitter: { on: (e: string, f: (s: NmsSession) => void) => void; off: (e: string, f: (s: NmsSession) => void) => void };
+}
+
+export interface IngestServer {
+  rtmpPort: number;
+  /** Publishing sessions admitted, by live stream. */
+  active: Map<string, { sessionId: string; session: NmsSession; dropReason?: string }>;
+  stop(): Promise<void>;
+}
+
+/** Refuses without saying more than the encoder needs; the reason is logged. */
+function refuse(log: Logger, s: NmsSession, why: string): void {
+  log.info({ session: s.id, ip: s.ip, why }, 'live: publish refused');
+  s.close();
+}
+
+export async function startIngestServer(deps: { config: Config; db: Db; temporal: Client; log: Logger }): Promise<IngestServer> {
+  const { config, db, temporal, log } = deps;
+  const NodeMediaServer = require('node-media-server');
+  const Context: NmsContext = require('node-media-server/src/core/context.js');
+  const nmsLogger = require('node-media-server/src/core/logger.js');
+  const nms = new NodeMediaServer(
+    {
+      bind: config.live.ingestHost,
+      rtmp: { port: config.live.rtmpPort },
+      http: { port: config.live.mediaHttpPort },
+      // Only live workers (who know the secret) may play a feed: viewers watch the HLS ladder.
+      auth: { play: true, publish: false, secret: config.live.mediaSecret, jwt: { secret: config.live.mediaSecret, users: [] } },
+      webadmin: { enable: false },
+      store: { path: path.join(config.dataDir, 'media-server') },
+      record: { auto: false, path: path.join(config.dataDir, 'media-server', 'record') },
+    },
+    '',
+  );
+  nmsLogger.level = config.logLevel === 'debug' || config.logLevel === 'trace' ? 'debug' : 'error';
+  const active: IngestServer['active'] = new Map();
+  const bySession = new Map<string, string>();
+
+  async function admit(s: NmsSession): Promise<void> {
+    if (s.streamApp !== 'live' || !STREAM_KEY_RE.test(s.streamName)) return refuse(log, s, 'not a stream key');
+    const row = await db('live_streams').where({ stream_key_hash: hashStreamKey(s.streamName) }).whereNull('deleted_at').first('id', 'workspace_id', 'disabled');
+    if (!row) return refuse(log, s, 'unknown stream key');
+    if (row.disabled) return refuse(log, s, 'live stream disabled');
+    if (active.has(row.id)) return refuse(log, s, 'the stream already has a publisher');
+    const ws = await db('workspaces').where({ id: row.workspace_id }).first('plan');
+    const limit = limitsOf(ws?.plan ?? 'free').liveBroadcasts;
+    const [{ n }] = await db('live_streams').where({ workspace_id: row.workspace_id }).whereNot({ status: 'idle' }).whereNot({ id: row.id }).whereNull('deleted_at').count('* as n');
+    if (Number(n) >= limit) return refuse(log, s, `the plan allows ${limit} broadcast(s) at once`);
+    const bc = Context.broadcasts.get(s.streamPath);
+    if (!bc || bc.publisher !== s) return refuse(log, s, 'publisher gone');
+    // Live workers read the broadcast by stream id: the same broadcast, under a second path.
+    Context.broadcasts.set(internalPath(row.id), bc);
+    active.set(row.id, { sessionId: s.id, session: s });
+    bySession.set(s.id, row.id);
+    await db('live_streams').where({ id: row.id }).update({ encoder_session: s.id });
+    await signalConnected(temporal, config, row.id, row.workspace_id, { sessionId: s.id, protocol: 'rtmp' });
+    log.info({ liveStreamId: row.id, session: s.id, ip: s.ip }, 'live: encoder connected');
+  }
+
+  const handlers: Array<[string, (s: NmsSession) => void]> = [];
+  const on = (event: string, f: (s: NmsSession) => void) => {
+    handlers.push([event, f]);
+    Context.eventEmitter.on(event, f);
+  };
+  on('prePublish', (s: NmsSession) => {
+    const bc = Context.broadcasts.get(s.streamPath);
+    // A second publisher on a live key: node-media-server refuses it right after this event.
+    if (bc?.publisher && bc.publisher !== s) return;
+    // No grace period: a disconnect is reported at once; reconnects are the workflow's business.
+    if (bc) bc.publishGraceMs = 0;
+    void admit(s).catch((err) => {
+      log.error({ err }, 'live: admission failed');
+      s.close();
+    });
+  });
+  on('donePublish', (s: NmsSession) => {
+    const id = bySession.get(s.id);
+    if (!id) return;
+    bySession.delete(s.id);
+    const entry = active.get(id);
+    if (entry?.sessionId === s.id) {
+      active.delete(id);
+      Context.broadcasts.delete(internalPath(id));
+    }
+    const reason = entry?.dropReason ?? 'encoder disconnected';
+    void db('live_streams').where({ id, encoder_session: s.id }).update({ encoder_session: null }).catch(() => undefined);
+    void temporal.workflow
+      .getHandle(liveWorkflowId(id))
+      .signal(disconnectedSignal, { sessionId: s.id, reason })
+      .catch((err) => log.warn({ err, liveStreamId: id }, 'live: disconnect signal failed'));
+    log.info({ liveStreamId: id, session: s.id, reason }, 'live: encoder disconnected');
+  });
+  on('prePlay', (s: NmsSession) => {
+    // Nobody plays a stream key; live workers play /internal/<ls_id> with a signature (auth.play).
+    if (!s.streamPath.startsWith('/internal/')) s.close();
+  });
+
+  const listener: Listener = listen(
+    config.databaseUrl,
+    LIVE_CONTROL_CHANNEL,
+    {
+      onNotify: (payload) => {
+        const m = parseDrop(payload);
+        const entry = m && active.get(m.liveStreamId);
+        if (!entry || !m) return;
+        entry.dropReason = m.reason;
+        entry.session.close();
+      },
+      onReset: () => undefined,
+    },
+    log,
+  );
+
+  // Encoders of a media server that died left without a donePublish: say so now, so their
+  // broadcasts wait for a reconnect instead of for a disconnect nobody will report.
+  const stale: Array<{ id: string; encoder_session: string }> = await db('live_streams').whereNotNull('encoder_session').select('id', 'encoder_session');
+  for (const st of stale) {
+    await db('live_streams').where({ id: st.id, encoder_session: st.encoder_session }).update({ encoder_session: null });
+    await temporal.workflow
+      .getHandle(liveWorkflowId(st.id))
+      .signal(disconnectedSignal, { sessionId: st.encoder_session, reason: 'media server restarted' })
+      .catch((err) => log.warn({ err, liveStreamId: st.id }, 'live: disconnect signal failed'));
+  }
+
+  await nms.run();
+  return {
+    rtmpPort: config.live.rtmpPort,
+    active,
+    async stop() {
+      // node-media-server keeps one event emitter per process: a later server must not run these.
+      for (const [event, f] of handlers) Context.eventEmitter.off(event, f);
+      await listener.close();
+      await nms.stop();
+    },
+  };
+}

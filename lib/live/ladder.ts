@@ -1,0 +1,98 @@
+// Pure: the input bounds of SPEC §17 and the live ladder (no upscaling; the source as a
+// passthrough rung when HLS can carry it as is).
+import { planLadder, type Rung } from '../media/ladder';
+
+export interface FeedInfo {
+  videoCodec: string | null;
+  audioCodec: string | null;
+  width: number;
+  height: number;
+  fps: number | null;
+  /** bits/s the encoder declares (RTMP metadata), when it does. */
+  bitrate: number | null;
+}
+
+export const LIVE_BOUNDS = { maxLong: 1920, maxShort: 1080, maxFps: 60, maxBitrate: 20_000_000, video: ['h264', 'hevc'], audio: ['aac', 'opus'] } as const;
+
+/** Why a feed is refused, or null when it is within bounds. */
+export function outOfBounds(f: FeedInfo): string | null {
+  if (!f.videoCodec) return 'the feed has no video';
+  if (!(LIVE_BOUNDS.video as readonly string[]).includes(f.videoCodec)) return `video codec ${f.videoCodec} is not accepted (H.264 or HEVC)`;
+  if (f.audioCodec && !(LIVE_BOUNDS.audio as readonly string[]).includes(f.audioCodec)) return `audio codec ${f.audioCodec} is not accepted (AAC or Opus)`;
+  const long = Math.max(f.width, f.height);
+  const short = Math.min(f.width, f.height);
+  if (!(short > 0)) return 'the feed has no picture size';
+  if (long > LIVE_BOUNDS.maxLong || short > LIVE_BOUNDS.maxShort) return `${f.width}x${f.height} is over 1080p`;
+  if (f.fps && f.fps > LIVE_BOUNDS.maxFps + 0.5) return `${f.fps} fps is over 60`;
+  if (f.bitrate && f.bitrate > LIVE_BOUNDS.maxBitrate) return `${Math.round(f.bitrate / 1e6)} Mb/s is over 20 Mb/s`;
+  return null;
+}
+
+export interface LiveRung {
+  name: string;
+  width: number;
+  height: number;
+  /** bits/s: the encode target, or the declared bitrate of the source (0 when unknown). */
+  bitrate: number;
+  /** null: the source copied as is. */
+  encode: Rung | null;
+}
+
+/**
+ * At most three rungs: the source itself when H.264 (+AAC) lets it pass through, and the
+ * highest and lowest rungs of the VOD ladder below it (the middle one too without passthrough).
+ * Live encodes run in real time, so the ladder is shorter than for uploads.
+ */
+export function planLiveLadder(f: FeedInfo, opts: { passthrough: boolean }): LiveRung[] {
+  const short = Math.min(f.width, f.height);
+  const passthrough = opts.passthrough && f.videoCodec === 'h264' && (f.audioCodec === null || f.audioCodec === 'aac');
+  const all = planLadder({ width: f.width, height: f.height });
+  const below = passthrough ? all.filter((r) => Math.min(r.width, r.height) < short) : all;
+  const pick: Rung[] = [];
+  if (below.length) pick.push(below[below.length - 1]);
+  if (below.length > 1) pick.push(below[0]);
+  if (!passthrough && below.length > 2) pick.push(below[Math.floor((below.length - 1) / 2)]);
+  const rungs: LiveRung[] = pick.map((r) => ({ name: r.name, width: r.width, height: r.height, bitrate: r.videoBitrate + r.audioBitrate, encode: r }));
+  if (passthrough) rungs.push({ name: 'source', width: f.width, height: f.height, bitrate: f.bitrate ?? 0, encode: null });
+  return rungs.sort((a, b) => b.height - a.height);
+}
+
+/** ffmpeg arguments: one decode, one HLS output per rung, segments `seg_%06d.ts` from each rung's next number. */
+export function liveFfmpegArgs(o: {
+  input: string;
+  dir: string;
+  rungs: LiveRung[];
+  startNumbers: Record<string, number>;
+  segmentSeconds: number;
+  preset: string;
+  hasAudio: boolean;
+}): string[] {
+  const args = ['-hide_banner', '-loglevel', 'warning', '-nostats', '-rw_timeout', '5000000', '-protocol_whitelist', 'rtmp,tcp', '-format_whitelist', 'flv,live_flv', '-i', o.input];
+  const hls = (name: string) => [
+    '-f', 'hls',
+    '-hls_time', String(o.segmentSeconds),
+    '-hls_list_size', '30',
+    '-hls_flags', 'independent_segments+program_date_time+temp_file',
+    '-start_number', String(o.startNumbers[name] ?? 0),
+    '-hls_segment_filename', `${o.dir}/${name}/seg_%06d.ts`,
+    `${o.dir}/${name}/index.m3u8`,
+  ];
+  for (const r of o.rungs) {
+    args.push('-map', '0:v:0');
+    if (o.hasAudio) args.push('-map', '0:a:0');
+    if (!r.encode) {
+      args.push('-c', 'copy', ...hls(r.name));
+      continue;
+    }
+    const e = r.encode;
+    args.push(
+      '-c:v', 'libx264', '-preset', o.preset, '-tune', 'zerolatency', '-pix_fmt', 'yuv420p',
+      '-vf', `scale=${r.width}:${r.height}`,
+      '-b:v', String(e.videoBitrate), '-maxrate', String(e.maxrate), '-bufsize', String(e.bufsize),
+      '-force_key_frames', `expr:gte(t,n_forced*${o.segmentSeconds})`, '-sc_threshold', '0',
+    );
+    if (o.hasAudio) args.push('-c:a', 'aac', '-b:a', String(e.audioBitrate), '-ac', '2');
+    args.push(...hls(r.name));
+  }
+  return args;
+}

@@ -1,0 +1,102 @@
+import type { Config } from '../config';
+import type { Db } from '../db';
+import { videoPublicId } from '../ids';
+
+export interface SimulcastTarget {
+  url: string;
+  stream_key?: string;
+}
+
+export interface NewVideoSettings {
+  visibility?: 'public' | 'unlisted' | 'private';
+  folder_id?: string | null;
+  tags?: string[];
+  mp4_support?: 'none' | 'capped_1080p' | 'audio_only';
+  passthrough?: string;
+}
+
+export interface LiveStreamRow {
+  id: string;
+  workspace_id: string;
+  title: string;
+  visibility: 'public' | 'unlisted' | 'private';
+  latency_mode: 'standard' | 'low';
+  reconnect_window: number;
+  record: boolean;
+  new_video_settings: NewVideoSettings;
+  simulcast_targets: SimulcastTarget[];
+  simulcast_status?: Record<string, { status: string; error: string | null }>;
+  passthrough: string | null;
+  stream_key_hash: string;
+  status: 'idle' | 'active' | 'disconnected';
+  disabled: boolean;
+  active_video_id: string | null;
+  last_disconnect_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+  /** created_at as text with microseconds, for cursors (list queries select it). */
+  created_at_text?: string;
+}
+
+export const LIVE_SELECT = `l.*, to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at_text`;
+
+export async function loadLiveStream(db: Db, id: string, workspaceId?: string): Promise<LiveStreamRow | undefined> {
+  const q = db('live_streams as l').select(db.raw(LIVE_SELECT)).where('l.id', id).whereNull('l.deleted_at');
+  if (workspaceId) q.andWhere('l.workspace_id', workspaceId);
+  return q.first();
+}
+
+/** The last recordings of each stream, newest first (one query for a page). */
+export async function recentVideoIds(db: Db, ids: string[], per = 10): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (!ids.length) return out;
+  const { rows } = await db.raw(
+    `select live_stream_id, id from (
+       select live_stream_id, id, row_number() over (partition by live_stream_id order by created_at desc) as n
+         from videos where live_stream_id = any(?) and deleted_at is null) r
+     where n <= ?`,
+    [ids, per],
+  );
+  for (const r of rows as Array<{ live_stream_id: string; id: string }>) out.set(r.live_stream_id, [...(out.get(r.live_stream_id) ?? []), videoPublicId(r.id)]);
+  return out;
+}
+
+export const rtmpUrl = (config: Config) => `rtmp://${config.live.publicIngestHost}:${config.live.rtmpPort}/live`;
+export const srtUrl = (config: Config, key: string) => `srt://${config.live.publicIngestHost}:${config.live.srtPort}?streamid=${key}`;
+export const liveHlsUrl = (config: Config, id: string) => `${config.cdnUrl}/live/${id}/master.m3u8`;
+
+/**
+ * The read shape of SPEC §17. The stream key is never stored, so only create and reset pass it;
+ * otherwise `srt_url` carries a `{stream_key}` placeholder where the key goes.
+ */
+export function serializeLiveStream(config: Config, row: LiveStreamRow, recent: string[], streamKey?: string) {
+  return {
+    id: row.id,
+    title: row.title,
+    visibility: row.visibility,
+    status: row.status,
+    disabled: row.disabled,
+    latency_mode: row.latency_mode,
+    reconnect_window: row.reconnect_window,
+    record: row.record,
+    new_video_settings: row.new_video_settings ?? {},
+    // Target stream keys are credentials of another service: accepted, never shown again.
+    simulcast_targets: (row.simulcast_targets ?? []).map((t, i) => ({
+      url: t.url,
+      has_stream_key: Boolean(t.stream_key),
+      status: (row.simulcast_status?.[i]?.status ?? 'idle') as 'idle' | 'connecting' | 'live' | 'errored',
+      error: row.simulcast_status?.[i]?.error ?? null,
+    })),
+    passthrough: row.passthrough,
+    ...(streamKey ? { stream_key: streamKey } : {}),
+    ingest: { rtmp_url: rtmpUrl(config), srt_url: srtUrl(config, streamKey ?? '{stream_key}') },
+    hls_url: liveHlsUrl(config, row.id),
+    embed_url: `${config.playerUrl}/embed/${row.id}`,
+    active_video_id: row.active_video_id ? videoPublicId(row.active_video_id) : null,
+    recent_video_ids: recent,
+    last_disconnect_reason: row.last_disconnect_reason,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { type Browser, chromium } from 'playwright-core';
+import { hlsPage, type LiveStack, pushRtmp, startLiveStack, waitFor } from './helpers';
+
+// Debian's Chromium, driven by playwright-core (as test/playback/browser.test.ts).
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'];
+
+describe('live: hls.js in Chromium watches the broadcast', function () {
+  this.timeout(150_000);
+  let s: LiveStack;
+  let browser: Browser;
+  let page: Awaited<ReturnType<typeof hlsPage>>;
+  before(async () => {
+    [s, browser] = await Promise.all([startLiveStack(), chromium.launch({ executablePath: CHROMIUM, args: ARGS })]);
+    page = await hlsPage(s.url);
+  });
+  after(async () => {
+    await browser?.close();
+    page?.close();
+    await s?.close();
+  });
+
+  it('plays the live ladder near the live edge, with program date times', async () => {
+    const ls = (await s.post('/v1/live-streams', { visibility: 'public', latency_mode: 'low' }).expect(201)).body;
+    const push = pushRtmp(`${s.rtmpBase}/${ls.stream_key}`, { seconds: 60 });
+    const tab = await browser.newPage();
+    try {
+      await waitFor('active', async () => (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status === 'active', 60_000);
+      await tab.goto(page.url(ls.hls_url));
+      await tab.waitForFunction(() => (document.getElementById('v') as HTMLVideoElement).currentTime > 2, undefined, { timeout: 45_000 });
+      const samples: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        samples.push(await tab.evaluate(() => Date.now() - (window as unknown as { hls: { playingDate: Date } }).hls.playingDate.getTime()));
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      const state = await tab.evaluate(() => ({ errors: (window as unknown as { errors: string[] }).errors, w: (document.getElementById('v') as HTMLVideoElement).videoWidth }));
+      assert.deepEqual(state.errors, []);
+      assert.equal(state.w, 320);
+      samples.sort((a, b) => a - b);
+      const median = samples[Math.floor(samples.length / 2)];
+      if (process.env.LIVE_FIGURES) console.log('glass-to-glass (low, test settings) ms:', samples.join(', '));
+      // The test machine is shared: the bound here is loose; bench/live.ts measures properly.
+      assert.ok(median > 0 && median < 15_000, `latency ${median} ms`);
+    } finally {
+      await tab.close();
+      push.stop();
+    }
+  });
+});

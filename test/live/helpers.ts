@@ -1,0 +1,109 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '../../lib/logger';
+import { type IngestServer, startIngestServer } from '../../lib/live/ingest';
+import { freePort } from '../support/services';
+import { type Stack, startStack, type StackOptions } from '../support/stack';
+
+export interface LiveStack extends Stack {
+  ingest: IngestServer;
+  rtmpBase: string;
+  /** Starts the media server again (after `ingest.stop()`), on the same port. */
+  restartIngest(): Promise<void>;
+}
+
+/** A stack with the live worker role and an in-process media server on free ports. */
+export async function startLiveStack(opts: StackOptions = {}): Promise<LiveStack> {
+  const [rtmp, http] = await Promise.all([freePort(), freePort()]);
+  const stack = await startStack({
+    ...opts,
+    workers: opts.workers ?? ['workflow', 'transcode', 'live'],
+    env: {
+      LIVE_RTMP_PORT: String(rtmp),
+      LIVE_MEDIA_HTTP_PORT: String(http),
+      LIVE_MEDIA_INTERNAL_URL: `rtmp://127.0.0.1:${rtmp}`,
+      LIVE_SEGMENT_SECONDS: '1',
+      LIVE_HEARTBEAT_TIMEOUT_MS: '3000',
+      LIVE_X264_PRESET: 'ultrafast',
+      ...opts.env,
+    },
+  });
+  const log = createLogger(stack.config.logLevel, 'media-server');
+  const live: LiveStack = Object.assign(stack, {
+    ingest: await startIngestServer({ config: stack.config, db: stack.db, temporal: stack.temporal, log }),
+    rtmpBase: `rtmp://127.0.0.1:${rtmp}/live`,
+    async restartIngest() {
+      live.ingest = await startIngestServer({ config: stack.config, db: stack.db, temporal: stack.temporal, log });
+    },
+  });
+  const close = stack.close;
+  live.close = async () => {
+    await live.ingest.stop().catch(() => undefined);
+    await close();
+  };
+  return live;
+}
+
+/** ffmpeg pushing a tiny test picture and tone over RTMP, as OBS would (`-re`: real time). */
+export function pushRtmp(url: string, o: { seconds: number; size?: string; fps?: number }): { child: ChildProcess; done: Promise<number | null>; stop: () => void } {
+  const fps = o.fps ?? 15;
+  const child = spawn(
+    process.env.FFMPEG_PATH ?? 'ffmpeg',
+    [
+      '-hide_banner', '-loglevel', 'error', '-re',
+      '-f', 'lavfi', '-i', `testsrc=size=${o.size ?? '320x240'}:rate=${fps}`,
+      '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100',
+      '-t', String(o.seconds),
+      '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', String(fps), '-pix_fmt', 'yuv420p',
+      '-c:a', 'aac', '-b:a', '64k',
+      '-f', 'flv', url,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr!.on('data', (c) => {
+    stderr += c;
+  });
+  const done = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  void done.then(() => {
+    if (process.env.TEST_LOG_LEVEL) console.log('pusher:', stderr.slice(-500));
+  });
+  return { child, done, stop: () => child.kill('SIGINT') };
+}
+
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000, everyMs = 250): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** A page on another origin playing `src` with hls.js (the player's own copy), as a customer's site would. */
+export function hlsPage(apiUrl: string): Promise<{ url: (src: string) => string; close: () => void }> {
+  const site = http.createServer((req, res) => {
+    const src = new URL(req.url ?? '/', 'http://x').searchParams.get('src') ?? '';
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.end(`<!doctype html><video id="v" muted autoplay playsinline></video>
+<script src="${apiUrl}/player/assets/hls.min.js"></script>
+<script>
+  const v = document.getElementById('v');
+  const hls = new Hls({ lowLatencyMode: true, liveSyncDurationCount: 2 });
+  window.hls = hls; window.errors = [];
+  hls.on(Hls.Events.ERROR, (e, d) => { if (d.fatal) window.errors.push(d.details); });
+  hls.loadSource(${JSON.stringify(src)});
+  hls.attachMedia(v);
+  v.play().catch(() => {});
+</script>`);
+  });
+  return new Promise((resolve) =>
+    site.listen(0, '127.0.0.1', () => {
+      const port = (site.address() as AddressInfo).port;
+      resolve({ url: (src) => `http://localhost:${port}/?src=${encodeURIComponent(src)}`, close: () => site.close() });
+    }),
+  );
+}
+

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { type LiveStack, pushRtmp, startLiveStack, waitFor } from './helpers';
+
+describe('live: disconnect and reconnect', function () {
+  this.timeout(120_000);
+  let s: LiveStack;
+  before(async () => {
+    s = await startLiveStack();
+  });
+  after(() => s?.close());
+
+  const read = async (id: string) => (await s.get(`/v1/live-streams/${id}`).expect(200)).body;
+
+  it('a reconnect inside reconnect_window continues the same recording (with a discontinuity)', async () => {
+    const ls = (await s.post('/v1/live-streams', { reconnect_window: 30 }).expect(201)).body;
+    const url = `${s.rtmpBase}/${ls.stream_key}`;
+    const first = pushRtmp(url, { seconds: 10 });
+    const t0 = Date.now();
+    const active = await waitFor('active', async () => {
+      const r = await read(ls.id);
+      return r.status === 'active' && r;
+    });
+    if (process.env.TEST_LOG_LEVEL) console.log('active after', Date.now() - t0, 'ms');
+    await first.done;
+    const gone = await waitFor('disconnected', async () => {
+      const r = await read(ls.id);
+      return r.status === 'disconnected' && r;
+    });
+    assert.equal(gone.last_disconnect_reason, 'encoder disconnected');
+    const second = pushRtmp(url, { seconds: 20 });
+    try {
+      const again = await waitFor('active again', async () => {
+        const r = await read(ls.id);
+        return r.status === 'active' && r;
+      });
+      assert.equal(again.active_video_id, active.active_video_id, 'a new recording was started');
+      await s.post(`/v1/live-streams/${ls.id}/complete`).expect(200);
+      const video = await waitFor('ready', async () => {
+        const v = (await s.get(`/v1/videos/${active.active_video_id}`).expect(200)).body;
+        return v.status === 'ready' && v;
+      });
+      const media = await (await fetch(video.hls_url.replace('master.m3u8', 'source/index.m3u8'))).text();
+      assert.equal(media.match(/#EXT-X-DISCONTINUITY\n/g)?.length, 1, media);
+      const events: string[] = await waitFor('video.ready', async () => {
+        const types: string[] = await s.db('events').where({ workspace_id: s.ws.id }).orderBy('created_at').pluck('type');
+        return types.includes('video.ready') && types;
+      });
+      const mine = events.filter((t: string) => t.startsWith('live_stream.'));
+      assert.deepEqual(mine.slice(0, 6), ['live_stream.connected', 'live_stream.active', 'live_stream.disconnected', 'live_stream.active', 'live_stream.disconnected', 'live_stream.idle']);
+    } finally {
+      second.stop();
+    }
+  });
+
+  it('a reconnect after the window starts a new recording', async () => {
+    const ls = (await s.post('/v1/live-streams', { reconnect_window: 1 }).expect(201)).body;
+    const url = `${s.rtmpBase}/${ls.stream_key}`;
+    const first = pushRtmp(url, { seconds: 10 });
+    const active = await waitFor('active', async () => {
+      const r = await read(ls.id);
+      return r.status === 'active' && r;
+    });
+    await first.done;
+    const idle = await waitFor('idle', async () => {
+      const r = await read(ls.id);
+      return r.status === 'idle' && r.recent_video_ids.length === 1 && r;
+    });
+    assert.deepEqual(idle.recent_video_ids, [active.active_video_id]);
+    const second = pushRtmp(url, { seconds: 20 });
+    try {
+      const again = await waitFor('active again', async () => {
+        const r = await read(ls.id);
+        return r.status === 'active' && r;
+      });
+      assert.notEqual(again.active_video_id, active.active_video_id);
+      const old = (await s.get(`/v1/videos/${active.active_video_id}`).expect(200)).body;
+      assert.equal(old.status, 'ready');
+    } finally {
+      second.stop();
+      // Free plans broadcast one stream at a time: the next test needs this one idle.
+      await waitFor('idle', async () => (await read(ls.id)).status === 'idle');
+    }
+  });
+
+  it('refuses a second publisher on a live key, and a disabled stream', async () => {
+    const ls = (await s.post('/v1/live-streams', { reconnect_window: 0 }).expect(201)).body;
+    const url = `${s.rtmpBase}/${ls.stream_key}`;
+    const first = pushRtmp(url, { seconds: 30 });
+    try {
+      await waitFor('active', async () => (await read(ls.id)).status === 'active');
+      // The free plan's one broadcast at a time: another stream of the workspace is refused.
+      const other = (await s.post('/v1/live-streams', {}).expect(201)).body;
+      const over = pushRtmp(`${s.rtmpBase}/${other.stream_key}`, { seconds: 30 });
+      const overCode = await Promise.race([over.done, new Promise((r) => setTimeout(() => r('still running'), 8000))]);
+      over.stop();
+      assert.notEqual(overCode, 'still running', 'a second broadcast went over the plan');
+      const second = pushRtmp(url, { seconds: 30 });
+      const code = await Promise.race([second.done, new Promise((r) => setTimeout(() => r('still running'), 8000))]);
+      second.stop();
+      assert.notEqual(code, 'still running');
+      assert.equal((await read(ls.id)).status, 'active', 'the first publisher was hurt');
+      await s.post(`/v1/live-streams/${ls.id}/disable`).expect(200);
+      const code1 = await Promise.race([first.done, new Promise((r) => setTimeout(() => r('still running'), 8000))]);
+      assert.notEqual(code1, 'still running', 'disable did not drop the encoder');
+      await waitFor('idle', async () => (await read(ls.id)).status === 'idle');
+      const third = pushRtmp(url, { seconds: 30 });
+      const code3 = await Promise.race([third.done, new Promise((r) => setTimeout(() => r('still running'), 8000))]);
+      third.stop();
+      assert.notEqual(code3, 'still running', 'a disabled stream accepted an encoder');
+    } finally {
+      first.stop();
+    }
+  });
+});

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../support/services';
+import { type LiveStack, pushRtmp, startLiveStack, waitFor } from './helpers';
+
+describe('live: simulcast', function () {
+  this.timeout(120_000);
+  let s: LiveStack;
+  before(async () => {
+    s = await startLiveStack();
+  });
+  after(() => s?.close());
+
+  it('refuses targets that are not public rtmp(s) URLs', async () => {
+    const bad = await s.post('/v1/live-streams', { simulcast_targets: [{ url: 'rtmp://10.0.0.1/live', stream_key: 'k' }] }).expect(400);
+    assert.equal(bad.body.error.code, 'url_not_allowed');
+    const http = await s.post('/v1/live-streams', { simulcast_targets: [{ url: 'http://example.com/live' }] }).expect(400);
+    assert.equal(http.body.error.code, 'invalid_parameters');
+  });
+
+  it('copies the broadcast to a working target; a failing target is reported and hurts nothing', async () => {
+    const [port, closed] = await Promise.all([freePort(), freePort()]);
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vh-simulcast-')), 'got.flv');
+    // A second RTMP endpoint: ffmpeg listening as a server, as a platform's ingest would.
+    const target = spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-listen', '1', '-i', `rtmp://127.0.0.1:${port}/app/tkey`, '-c', 'copy', '-t', '3', '-y', out], { stdio: 'ignore' });
+    const received = new Promise<number | null>((r) => target.once('close', r));
+    const ls = (
+      await s
+        .post('/v1/live-streams', {
+          simulcast_targets: [
+            { url: `rtmp://127.0.0.1:${port}/app`, stream_key: 'tkey' },
+            { url: `rtmp://127.0.0.1:${closed}/app`, stream_key: 'nope' },
+          ],
+        })
+        .expect(201)
+    ).body;
+    assert.deepEqual(ls.simulcast_targets.map((t: { has_stream_key: boolean }) => t.has_stream_key), [true, true]);
+    assert.ok(!JSON.stringify(ls).includes('tkey'), 'a target key is shown');
+    const push = pushRtmp(`${s.rtmpBase}/${ls.stream_key}`, { seconds: 40 });
+    try {
+      await waitFor('active', async () => (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status === 'active', 60_000);
+      const failing = await waitFor('target 2 errored', async () => {
+        const r = (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body;
+        return r.simulcast_targets[1].status === 'errored' && r;
+      }, 30_000);
+      assert.ok(failing.simulcast_targets[1].error);
+      assert.equal(failing.status, 'active');
+      await Promise.race([received, new Promise((_, rej) => setTimeout(() => rej(new Error('the target received nothing')), 30_000))]);
+      assert.ok(fs.statSync(out).size > 10_000, 'the target got too little');
+      assert.equal((await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status, 'active');
+    } finally {
+      push.stop();
+      target.kill('SIGKILL');
+    }
+  });
+});

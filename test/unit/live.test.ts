@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { hashStreamKey, newStreamKey, signMediaPath, STREAM_KEY_RE } from '../../lib/live/keys';
+import { type FeedInfo, liveFfmpegArgs, outOfBounds, planLiveLadder } from '../../lib/live/ladder';
+import { livePlaylist, masterPlaylist, parseLocalPlaylist, vodPlaylist } from '../../lib/live/playlists';
+
+const feed = (o: Partial<FeedInfo> = {}): FeedInfo => ({ videoCodec: 'h264', audioCodec: 'aac', width: 1280, height: 720, fps: 30, bitrate: 4_000_000, ...o });
+
+describe('live: pure parts', () => {
+  it('stream keys are RTMP-safe, random, and stored only as a hash', () => {
+    const a = newStreamKey();
+    assert.match(a, STREAM_KEY_RE);
+    assert.notEqual(a, newStreamKey());
+    assert.equal(hashStreamKey(a).length, 64);
+    assert.ok(!hashStreamKey(a).includes(a));
+    assert.match(signMediaPath('/internal/ls_x', 'secret-secret-secret', 60, 0), /^60-[0-9a-f]{32}$/);
+  });
+
+  it('input bounds of SPEC §17', () => {
+    assert.equal(outOfBounds(feed()), null);
+    assert.equal(outOfBounds(feed({ width: 1920, height: 1080, fps: 60 })), null);
+    assert.equal(outOfBounds(feed({ width: 1080, height: 1920 })), null, 'portrait 1080p is within bounds');
+    assert.match(outOfBounds(feed({ width: 2560, height: 1440 }))!, /over 1080p/);
+    assert.match(outOfBounds(feed({ fps: 90 }))!, /over 60/);
+    assert.match(outOfBounds(feed({ bitrate: 25_000_000 }))!, /over 20 Mb\/s/);
+    assert.match(outOfBounds(feed({ videoCodec: 'vp8' }))!, /vp8/);
+    assert.match(outOfBounds(feed({ audioCodec: 'mp3' }))!, /mp3/);
+    assert.match(outOfBounds(feed({ videoCodec: null }))!, /no video/);
+  });
+
+  it('the ladder never upscales, and keeps an H.264/AAC source as a passthrough rung', () => {
+    const p = planLiveLadder(feed(), { passthrough: true });
+    assert.deepEqual(p.map((r) => r.name), ['source', '480p', '240p']);
+    assert.equal(p[0].encode, null);
+    assert.ok(p.every((r) => r.height <= 720));
+    const hevc = planLiveLadder(feed({ videoCodec: 'hevc' }), { passthrough: true });
+    assert.deepEqual(hevc.map((r) => r.name), ['720p', '360p', '240p']);
+    assert.deepEqual(planLiveLadder(feed({ width: 320, height: 240 }), { passthrough: true }).map((r) => r.name), ['source']);
+  });
+
+  it('ffmpeg arguments read only rtmp/flv and write one HLS output per rung', () => {
+    const args = liveFfmpegArgs({ input: 'rtmp://h/internal/ls_x?sign=1', dir: '/w', rungs: planLiveLadder(feed(), { passthrough: true }), startNumbers: { source: 7 }, segmentSeconds: 2, preset: 'veryfast', hasAudio: true });
+    assert.equal(args[args.indexOf('-protocol_whitelist') + 1], 'rtmp,tcp');
+    assert.ok(args.indexOf('-protocol_whitelist') < args.indexOf('-i'));
+    assert.equal(args.filter((a) => a === 'hls').length, 3);
+    assert.ok(args.includes('/w/source/seg_%06d.ts'));
+    assert.equal(args[args.indexOf('-start_number') + 1], '7');
+  });
+
+  it('live playlists slide with sequence numbers and program date times; VOD playlists end', () => {
+    const rows = [
+      { seq: 10, duration: 2, discontinuity: false, program_date_time: '2026-01-01T00:00:00Z' },
+      { seq: 11, duration: 2, discontinuity: true, program_date_time: '2026-01-01T00:00:30Z' },
+    ];
+    const live = livePlaylist(rows, { mediaSequence: 10, discontinuitySequence: 1, targetFloor: 2 });
+    assert.match(live, /#EXT-X-MEDIA-SEQUENCE:10\n/);
+    assert.match(live, /#EXT-X-DISCONTINUITY-SEQUENCE:1\n/);
+    assert.equal(live.match(/#EXT-X-PROGRAM-DATE-TIME:/g)?.length, 2);
+    assert.match(live, /#EXT-X-DISCONTINUITY\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:30.000Z\n#EXTINF:2.000,\nseg_000011.ts/);
+    assert.doesNotMatch(live, /ENDLIST/);
+    const vod = vodPlaylist(rows);
+    assert.match(vod, /#EXT-X-PLAYLIST-TYPE:VOD/);
+    assert.match(vod, /#EXT-X-ENDLIST\n$/);
+    const master = masterPlaylist([{ name: '240p', width: 426, height: 240, bitrate: 528_000 }, { name: 'source', width: 1280, height: 720, bitrate: 0, bandwidth: 3_000_000 }]);
+    assert.ok(master.indexOf('source/index.m3u8') < master.indexOf('240p/index.m3u8'));
+    assert.match(master, /BANDWIDTH=3000000,RESOLUTION=1280x720/);
+  });
+
+  it('reads the segments ffmpeg has finished from its own playlist', () => {
+    const text = '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000+0000\n#EXTINF:2.000000,\nseg_000001.ts\n#EXTINF:1.5,\nseg_000002.ts\n';
+    assert.deepEqual(parseLocalPlaylist(text), [
+      { file: 'seg_000001.ts', duration: 2, programDateTime: '2026-01-01T00:00:00.000+0000' },
+      { file: 'seg_000002.ts', duration: 1.5, programDateTime: null },
+    ]);
+  });
+});
