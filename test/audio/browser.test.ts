@@ -117,6 +117,40 @@ describe('Audio: language switching in Chromium (SPEC §19)', function () {
     await page.close();
   });
 
+  it('video.js (VHS) lists both languages in audioTracks() and enabling the other one switches what is heard', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    // As for Shaka: a page of the API's origin, video.js from node_modules (no CDN). VHS even where
+    // the browser could play HLS natively, so the tracks come from VHS's reading of the master.
+    await page.goto(`${s.url}/healthz`);
+    await page.setContent('<video id="v" class="video-js" autoplay loop width="320"></video>');
+    await page.addScriptTag({ path: require.resolve('video.js/dist/video.min.js') });
+    await page.evaluate((src) => {
+      const player = (window as any).videojs('v', { html5: { vhs: { overrideNative: true } } });
+      (window as any).vhVjs = player;
+      player.src({ src, type: 'application/x-mpegURL' });
+      player.play();
+    }, video.hls_url);
+    const list = () => page.evaluate(() => Array.from((window as any).vhVjs.audioTracks() as ArrayLike<{ language: string; label: string; enabled: boolean }>).map((t) => [t.language, t.label, t.enabled]));
+    await page.waitForFunction(() => (window as any).vhVjs.audioTracks().length === 2, null, { timeout: 30_000 });
+    assert.deepEqual(await list(), [['en', 'English', true], ['fr', 'Français', false]]);
+    await page.waitForFunction(() => { const v = document.querySelector('video')!; return !v.paused && v.currentTime > 0.3; }, null, { timeout: 30_000 });
+    const before = await heard(page);
+    assert.ok(near(before, PITCH.en), `English heard first in video.js, got ${before} Hz`);
+    await page.evaluate(() => {
+      const tracks = (window as any).vhVjs.audioTracks();
+      Array.from(tracks as ArrayLike<{ language: string; enabled: boolean }>).find((t) => t.language === 'fr')!.enabled = true;
+    });
+    assert.deepEqual(await list(), [['en', 'English', false], ['fr', 'Français', true]], 'enabling fr disables en');
+    let after = 0;
+    for (let i = 0; i < 8 && !near(after, PITCH.fr); i++) after = await heard(page);
+    assert.ok(near(after, PITCH.fr), `French heard after switching in video.js, got ${after} Hz`);
+    assert.equal(await page.evaluate(() => (window as any).vhVjs.error()), null, 'no player error');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   it('an audio-only video gets the audio layout: its waveform, no black picture', async () => {
     const id = await upload(s, await audioSource('mp3'));
     const v = await settled(s, id);
