@@ -8791,6 +8791,15 @@ export interface operations {
                     "application/vnd.apple.mpegurl": string;
                 };
             };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
                 headers: {
@@ -9636,6 +9645,15 @@ export interface operations {
                     "application/vnd.apple.mpegurl": string;
                 };
             };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
                 headers: {
@@ -9704,6 +9722,15 @@ export interface operations {
                 content: {
                     "application/dash+xml": string;
                 };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
@@ -9785,6 +9812,15 @@ export interface operations {
                 content: {
                     "video/mp4": string;
                 };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
@@ -9868,6 +9904,15 @@ export interface operations {
                     "video/mp4": string;
                 };
             };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
                 headers: {
@@ -9949,6 +9994,15 @@ export interface operations {
                 content: {
                     "video/mp2t": string;
                 };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
