@@ -1,14 +1,8 @@
-// Every call the CLI makes to the API, in one place (a generated typed client can replace it).
+// Every call the CLI makes to the API, in one place. The read shape is the generated contract's
+// (@vidhost/client, imported for its types only), so a change to it fails the CLI's typecheck.
+import type { components } from '@vidhost/client';
 
-export interface VideoRead {
-  id: string;
-  status: 'pending_upload' | 'processing' | 'ready' | 'failed';
-  progress: number;
-  hls_url: string | null;
-  embed_url: string | null;
-  error_code?: string;
-  error_message?: string;
-}
+export type VideoRead = components['schemas']['Video'];
 
 export const tusEndpoint = (apiUrl: string) => `${apiUrl}/v1/upload/tus`;
 export const authHeaders = (apiKey: string) => ({ Authorization: `Bearer ${apiKey}` });

@@ -36,7 +36,7 @@ export async function main(argv: string[]): Promise<number> {
       const v = o.wait ? await waitForReady(o, up.videoId, ctrl.signal) : await getVideo(o.apiUrl, o.apiKey, up.videoId);
       const line: Line = { file, video_id: up.videoId, status: v.status, hls_url: v.hls_url, embed_url: v.embed_url, resumed_from: up.resumedFrom, bytes: up.bytes };
       if (v.status === 'failed') {
-        line.error = v.error_message ?? v.error_code;
+        line.error = v.error_message ?? v.error_code ?? undefined;
         code = 1;
       }
       lines.push(line);

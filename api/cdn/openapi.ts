@@ -19,9 +19,11 @@ export function cdnDocs(d: DocContext): void {
   const koaRoute = `${mountPath(d.config.cdnUrl)}/v/*rest`;
   const common = { tag: 'CDN', auth: false, servers, koaRoute, errors: [403, 404, 416] } as const;
   const playlist = file('application/vnd.apple.mpegurl', 'HLS playlist');
+  // Every /v/ file answers If-None-Match with 304 (api/cdn/stream.ts); /live/ files carry no ETag.
+  const notModified = { description: 'Not modified (If-None-Match)' };
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/master.m3u8', operationId: 'cdnMaster', summary: 'Master playlist',
-    params: z.object({ subject }), responses: { 200: playlist },
+    params: z.object({ subject }), responses: { 200: playlist, 304: notModified },
   });
   operation(d, {
     ...common, method: 'options', path: '/v/{subject}/master.m3u8', operationId: 'cdnPreflight', errors: [],
@@ -29,7 +31,6 @@ export function cdnDocs(d: DocContext): void {
     responses: { 204: { description: 'Access-Control-Allow-Methods: GET, HEAD, OPTIONS' } },
   });
   const media = (types: string[], description: string) => ({ description, content: Object.fromEntries(types.map((t) => [t, { schema: z.string().meta({ format: 'binary' }) }])) });
-  const notModified = { description: 'Not modified (If-None-Match)' };
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/thumbnail.{format}', operationId: 'cdnThumbnail', summary: 'Poster frame, or a frame rendered on demand',
     description: 'Without a query: the poster frame. With `time`, `width`, `height`, `fit_mode`: rendered once and cached (`X-Render-Cache`); `time` is rounded to 0.1 s. Bad query → 400 `invalid_parameters` / `time_out_of_range`. ' + RENDER_LIMITS,
@@ -40,31 +41,31 @@ export function cdnDocs(d: DocContext): void {
     ...common, method: 'get', path: '/v/{subject}/animated.{format}', operationId: 'cdnAnimated', summary: 'Animated preview rendered on demand',
     description: `\`start\`/\`end\` at most ${IMAGE_LIMITS.maxSpan} s apart (rounded to 0.1 s), \`width\` ≤ ${IMAGE_LIMITS.maxAnimatedWidth} (rounded to a multiple of 8), \`fps\` ≤ ${IMAGE_LIMITS.maxFps}, at least one frame. Bad query → 400. ${RENDER_LIMITS}`,
     params: z.object({ subject, format: z.enum(['gif', 'webp']) }), query: animatedQuery,
-    responses: { 200: media(['image/gif', 'image/webp'], 'The animation') }, errors: [400, 403, 404, 416, 429, 503],
+    responses: { 200: media(['image/gif', 'image/webp'], 'The animation'), 304: notModified }, errors: [400, 403, 404, 416, 429, 503],
   });
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/storyboard.{format}', operationId: 'cdnStoryboard', summary: 'Storyboard: WebVTT of `#xywh` tiles, and the tile sheet',
     params: z.object({ subject, format: z.enum(['vtt', 'jpg']) }),
-    responses: { 200: media(['text/vtt', 'image/jpeg'], 'The WebVTT index or the JPEG sheet'), 206: media(['text/vtt', 'image/jpeg'], 'Partial content') },
+    responses: { 200: media(['text/vtt', 'image/jpeg'], 'The WebVTT index or the JPEG sheet'), 206: media(['text/vtt', 'image/jpeg'], 'Partial content'), 304: notModified },
   });
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/download/{name}', operationId: 'cdnDownload', summary: 'Static rendition (mp4_support), with Content-Disposition',
     params: z.object({ subject, name: z.enum(['capped_1080p.mp4', 'audio.m4a']) }),
-    responses: { 200: media(['video/mp4', 'audio/mp4'], 'MP4 or M4A'), 206: media(['video/mp4', 'audio/mp4'], 'Partial content') },
+    responses: { 200: media(['video/mp4', 'audio/mp4'], 'MP4 or M4A'), 206: media(['video/mp4', 'audio/mp4'], 'Partial content'), 304: notModified },
   });
   const lang = z.string().meta({ description: 'BCP-47 tag', example: 'en' });
   const vtt = file('text/vtt', 'WebVTT captions');
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/captions/{lang}.vtt', operationId: 'cdnCaptions', summary: 'A caption track as WebVTT',
-    params: z.object({ subject, lang }), responses: { 200: vtt, 206: vtt },
+    params: z.object({ subject, lang }), responses: { 200: vtt, 206: vtt, 304: notModified },
   });
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/subs/{lang}/index.m3u8', operationId: 'cdnSubtitlePlaylist', summary: 'A caption track\'s HLS subtitle playlist',
-    params: z.object({ subject, lang }), responses: { 200: playlist },
+    params: z.object({ subject, lang }), responses: { 200: playlist, 304: notModified },
   });
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/subs/{lang}/captions.vtt', operationId: 'cdnSubtitleFile', summary: 'The WebVTT the subtitle playlist names',
-    params: z.object({ subject, lang }), responses: { 200: vtt, 206: vtt },
+    params: z.object({ subject, lang }), responses: { 200: vtt, 206: vtt, 304: notModified },
   });
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/key', operationId: 'cdnKey', summary: "An encrypted video's AES-128 key (16 bytes), to a valid token only",
@@ -74,25 +75,25 @@ export function cdnDocs(d: DocContext): void {
   const rung = z.string().meta({ example: '720p' });
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/{rung}/index.m3u8', operationId: 'cdnRendition', summary: 'A rendition\'s playlist',
-    params: z.object({ subject, rung }), responses: { 200: playlist },
+    params: z.object({ subject, rung }), responses: { 200: playlist, 304: notModified },
   });
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/manifest.mpd', operationId: 'cdnDashManifest', summary: 'DASH manifest over the CMAF (HEVC/AV1) renditions (SPEC §21)',
-    params: z.object({ subject }), responses: { 200: file('application/dash+xml', 'DASH MPD') },
+    params: z.object({ subject }), responses: { 200: file('application/dash+xml', 'DASH MPD'), 304: notModified },
   });
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/{rung}/init.mp4', operationId: 'cdnCmafInit', summary: 'A CMAF rendition\'s initialization segment',
-    params: z.object({ subject, rung: z.string().meta({ example: '720p-av1' }) }), responses: { 200: file('video/mp4', 'fMP4 init segment'), 206: file('video/mp4', 'Partial content') },
+    params: z.object({ subject, rung: z.string().meta({ example: '720p-av1' }) }), responses: { 200: file('video/mp4', 'fMP4 init segment'), 206: file('video/mp4', 'Partial content'), 304: notModified },
   });
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/{rung}/{segment}.m4s', operationId: 'cdnCmafSegment', summary: 'A CMAF media segment (Range → 206)',
     params: z.object({ subject, rung: z.string().meta({ example: '720p-av1' }), segment: z.string().meta({ example: 'seg_00001' }) }),
-    responses: { 200: file('video/mp4', 'fMP4 media segment'), 206: file('video/mp4', 'Partial content') },
+    responses: { 200: file('video/mp4', 'fMP4 media segment'), 206: file('video/mp4', 'Partial content'), 304: notModified },
   });
   operation(d, {
     ...common, method: 'get', path: '/v/{subject}/{rung}/{segment}.ts', operationId: 'cdnSegment', summary: 'A segment (Range → 206)',
     params: z.object({ subject, rung, segment: z.string().meta({ example: 'seg_00001' }) }),
-    responses: { 200: file('video/mp2t', 'MPEG-TS segment'), 206: file('video/mp2t', 'Partial content') },
+    responses: { 200: file('video/mp2t', 'MPEG-TS segment'), 206: file('video/mp2t', 'Partial content'), 304: notModified },
   });
   // SPEC §17 live playback (api/cdn/live.ts)
   const live = z.string().meta({ description: 'A `ls_` id (public and unlisted live streams)' });

@@ -1,62 +1,23 @@
-import { pipeline } from 'node:stream/promises';
 import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import { exceededAllowance } from '../../lib/playback/bandwidth';
 import type { CachedFile } from '../../lib/playback/fileCache';
 import { mountPath } from '../../lib/playback/urls';
-import type { ByteRange } from '../../lib/storage';
 import type { Deps } from '../deps';
-import { ApiError, forbidden, notFound } from '../errors';
+import { forbidden, notFound } from '../errors';
 import { encryptedSegment, restrictedCacheControl, rungRefusal, viewerRefusal } from '../../lib/protection/enforce';
 import { encryptedEtag } from '../../lib/protection/hls';
 import { videoContentKey } from '../../lib/protection/keys';
 import { selfOriginsOf } from '../../lib/protection/restriction';
-import { CDN_EXPOSE_HEADERS, cacheControl, etagMatches, parseCdnPath } from './files';
+import { CDN_EXPOSE_HEADERS, cacheControl, parseCdnPath } from './files';
 import { liveCdnRoutes } from './live';
 import { outputCdnRoutes } from './outputs/routes';
-import { parseRange } from './range';
 import { answerKey, playlistRewrite, readWhole, viewerOf } from './protected';
+import { answerFromMemory, streamObject } from './stream';
 
 function cors(ctx: ParameterizedContext): void {
   ctx.set('Access-Control-Allow-Origin', '*');
   ctx.set('Access-Control-Expose-Headers', CDN_EXPOSE_HEADERS);
-}
-
-function unsatisfiable(size: number): ApiError {
-  return new ApiError(416, 'range_not_satisfiable', `The range is outside the file's ${size} bytes`, undefined, { 'Content-Range': `bytes */${size}` });
-}
-
-/**
- * The same answers as from storage (304, HEAD, 206, 200), from a file held in memory. Returns the
- * body bytes it sends, for the bandwidth meter.
- */
-function answerFromMemory(
-  ctx: ParameterizedContext,
-  file: CachedFile,
-  o: { rangeHeader: string; ifNoneMatch: string; found: (etag: string | undefined) => void },
-): number {
-  o.found(file.etag);
-  if (o.ifNoneMatch && file.etag && etagMatches(o.ifNoneMatch, file.etag)) {
-    ctx.status = 304;
-    return 0;
-  }
-  const size = file.body.length;
-  if (ctx.method === 'HEAD') {
-    ctx.status = 200;
-    ctx.length = size;
-    return 0;
-  }
-  const want = parseRange(o.rangeHeader, size);
-  if (want.kind === 'unsatisfiable') throw unsatisfiable(size);
-  if (want.kind === 'range') {
-    ctx.status = 206;
-    ctx.set('Content-Range', `bytes ${want.start}-${want.end}/${size}`);
-    ctx.body = file.body.subarray(want.start, want.end + 1);
-  } else {
-    ctx.status = 200;
-    ctx.body = file.body;
-  }
-  return (ctx.body as Buffer).length;
 }
 
 /**
@@ -109,14 +70,11 @@ export function cdnRoutes(r: Router, deps: Deps): void {
     const key = file.key(video.workspace_id, video.id);
     const encrypted = video.encryption === 'aes-128';
     const found = (etag: string | undefined) => {
-      ctx.set('Accept-Ranges', 'bytes');
       ctx.set('Cache-Control', restrictedCacheControl(video, cacheControl(file.kind, { growing: video.growing, tokenExpiresAt: grant?.expiresAt ?? null })));
       if (etag) ctx.set('ETag', etag);
       ctx.type = file.contentType;
     };
-    const rangeHeader = ctx.get('range');
-    const ifNoneMatch = ctx.get('if-none-match');
-    const memo = { rangeHeader, ifNoneMatch, found };
+    const answer = { found, sent: (bytes: number) => meter.record(video.workspace_id, video.month, bytes) };
     // Playlists a token's claims or the encryption rewrite, and encrypted segments: whole bytes, then the same answers.
     const rewrite = file.kind === 'playlist' ? playlistRewrite(deps, video, grant, file, parsed.subject) : undefined;
     if (rewrite || (encrypted && file.kind === 'segment')) {
@@ -129,58 +87,11 @@ export function cdnRoutes(r: Router, deps: Deps): void {
         const contentKey = await videoContentKey(deps.db, deps.config.protection, video.id);
         out = { body: encryptedSegment(contentKey, file.rung!, file.name!, plain.body, cachedFile !== null), etag: encryptedEtag(plain.etag) };
       }
-      const answered = answerFromMemory(ctx, out, memo);
-      if (answered > 0) ctx.res.once('finish', () => meter.record(video.workspace_id, video.month, answered));
-      return;
+      return answerFromMemory(ctx, out, answer);
     }
     // A small file already in memory (lib/playback/fileCache.ts) answers without storage.
     const cached = await files.get(video.id, key);
-    if (cached) {
-      const answered = answerFromMemory(ctx, cached, memo);
-      if (answered > 0) ctx.res.once('finish', () => meter.record(video.workspace_id, video.month, answered));
-      return;
-    }
-    let range: ByteRange | undefined;
-    // Plain GETs go straight to the stream; only conditional, ranged and HEAD requests stat first.
-    if (rangeHeader || ifNoneMatch || ctx.method === 'HEAD') {
-      const info = await deps.storage.head(key);
-      if (!info) throw notFound('File');
-      if (ifNoneMatch && info.etag && etagMatches(ifNoneMatch, info.etag)) {
-        found(info.etag);
-        ctx.status = 304;
-        return;
-      }
-      if (ctx.method === 'HEAD') {
-        found(info.etag);
-        ctx.status = 200;
-        ctx.length = info.size;
-        return;
-      }
-      const want = parseRange(rangeHeader, info.size);
-      if (want.kind === 'unsatisfiable') throw unsatisfiable(info.size);
-      if (want.kind === 'range') range = want;
-    }
-    const object = await deps.storage.get(key, range);
-    if (!object) throw notFound('File');
-    found(object.etag);
-    if (range) {
-      ctx.status = 206;
-      ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${object.size}`);
-    } else {
-      ctx.status = 200;
-    }
-    ctx.length = range ? range.end - range.start + 1 : object.size;
-    // Players abort downloads all the time (seeks, quality switches). Koa would log each one as
-    // an error, so the body is piped here, and only the bytes that left storage are counted.
-    ctx.respond = false;
-    let sent = 0;
-    object.body.on('data', (chunk: Buffer) => (sent += chunk.length));
-    try {
-      await pipeline(object.body, ctx.res);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') ctx.state.log?.warn({ err, key }, 'CDN stream failed');
-    } finally {
-      meter.record(video.workspace_id, video.month, sent);
-    }
+    if (cached) return answerFromMemory(ctx, cached, answer);
+    return streamObject(ctx, deps.storage, key, answer);
   });
 }

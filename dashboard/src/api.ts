@@ -1,5 +1,11 @@
 // Every call goes to the public API (SPEC §15) with the session cookie; state changes carry the
 // session's CSRF token. Only /dashboard/session is the dashboard's own.
+// The answers' types are the generated contract's (@vidhost/client, type-only: nothing of it is
+// bundled), so a change to the API's read shape fails `tsc -p dashboard`.
+import type { components } from '@vidhost/client';
+
+/** Every named schema of the OpenAPI document: `Schemas['Video']`, `Schemas['FolderList']`, … */
+export type Schemas = components['schemas'];
 
 export class ApiError extends Error {
   constructor(readonly status: number, readonly code: string, message: string) {
@@ -39,6 +45,7 @@ export const qs = (params: Record<string, string | number | undefined | null>) =
   return t ? `?${t}` : '';
 };
 
+/** The document types a session's workspaces loosely (`{ id }` and more); these are the fields it has. */
 export interface Workspace {
   id: string;
   name: string;
@@ -46,51 +53,15 @@ export interface Workspace {
   role: 'owner' | 'member';
 }
 
-export interface Me {
-  person: { id: string; email: string };
-  workspace_id: string | null;
-  workspaces: Workspace[];
-  csrf_token: string;
-}
+export type Me = Omit<Schemas['DashboardSession'], 'workspaces'> & { workspaces: Workspace[] };
 
-export interface Rendition {
-  name: string;
-  width: number;
-  height: number;
-  bitrate: number;
-  status: string;
-  progress: number;
-}
+export type Rendition = Schemas['Rendition'];
 
-export interface Video {
-  id: string;
-  title: string;
-  description: string | null;
-  visibility: 'public' | 'unlisted' | 'private';
-  status: 'pending_upload' | 'processing' | 'ready' | 'failed';
-  progress: number;
-  duration_seconds: number | null;
-  width: number | null;
-  height: number | null;
-  size_bytes: number | null;
-  filename: string;
-  hls_url: string | null;
-  thumbnail_url: string | null;
-  embed_url: string | null;
-  /** SPEC §19 (absent from servers before it). */
-  audio_tracks?: Array<{ language: string; name: string; default: boolean; channels: number; status: string }>;
-  loudness_lufs?: number | null;
-  renditions: Rendition[];
-  error_message?: string | null;
-  folder_id: string | null;
-  tags: string[];
-  created_at: string;
-  captions?: Array<{ id?: string; language?: string; label?: string; name?: string; status?: string; url?: string }>;
-  static_renditions?: Array<{ name?: string; status?: string; url?: string; size_bytes?: number }>;
-}
+export type Video = Schemas['Video'];
 
+/** A list answer (`VideoList`, `FolderList`, …): every one has this shape. */
 export interface Page<T> {
   data: T[];
-  has_more?: boolean;
-  next_cursor?: string | null;
+  has_more: boolean;
+  next_cursor: string | null;
 }

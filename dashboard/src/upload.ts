@@ -1,5 +1,5 @@
 import { Upload as TusUpload } from 'tus-js-client';
-import { api } from './api';
+import { api, type Schemas } from './api';
 
 // Unfinished uploads by file fingerprint, so dropping the same file after a reload resumes it.
 const STORE = 'vh:uploads';
@@ -35,12 +35,7 @@ export interface UploadCallbacks {
   onVideo: (videoId: string, resumed: boolean, protocol: 'tus' | 'put') => void;
 }
 
-interface InitAnswer {
-  video_id: string;
-  upload_url: string;
-  upload_protocol?: string;
-  upload_headers?: Record<string, string>;
-}
+type InitAnswer = Schemas['UploadInit'];
 
 /**
  * Uploads one file: tus (SPEC §13) when the API offers it, which resumes after a reload or a

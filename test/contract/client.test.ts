@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createVidhostClient } from '../../lib/client';
-import { generateClientTypes } from '../../lib/client/generate';
+import { createVidhostClient } from '@vidhost/client';
+import { generateClientTypes } from '../../api/openapi/client';
 import { makeClip } from '../support/media';
 import { putFile, waitForVideo } from '../support/flow';
 import { startStack, type Stack } from '../support/stack';
 
-describe('typed client (lib/client)', function () {
+describe('typed client (@vidhost/client)', function () {
   this.timeout(180_000);
   let s: Stack;
 
@@ -15,9 +15,9 @@ describe('typed client (lib/client)', function () {
     s = await startStack();
   });
 
-  it('lib/client/schema.ts is what the current document generates (npm run client:generate)', async () => {
-    const committed = fs.readFileSync(path.join(__dirname, '..', '..', 'lib', 'client', 'schema.ts'), 'utf8');
-    assert.ok(committed === (await generateClientTypes()), 'lib/client/schema.ts is stale: run `npm run client:generate` and commit it');
+  it('packages/client/src/schema.ts is what the current document generates (npm run client:generate)', async () => {
+    const committed = fs.readFileSync(path.join(__dirname, '..', '..', 'packages', 'client', 'src', 'schema.ts'), 'utf8');
+    assert.ok(committed === (await generateClientTypes()), 'packages/client/src/schema.ts is stale: run `npm run client:generate` and commit it');
   });
 
   it('uploads, completes, reads and lists against a real stack, with typed errors', async () => {

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { keys } from '../../lib/storage';
 import { monthOf } from '../../lib/playback/bandwidth';
 import { makeClip } from '../support/media';
+import { waitForVideo } from '../support/flow';
 import { startStack, type Stack } from '../support/stack';
 import { binary, nowSeconds, playlistUris, readyVideo, secretOf, signToken } from './helpers';
 
@@ -216,6 +217,27 @@ describe('Playback: signed URLs and the CDN', function () {
       assert.equal(head.status, 200);
       assert.equal(Number(head.headers['content-length']), size);
       assert.equal(head.headers['content-type'], 'video/mp2t');
+    });
+
+    it('answers output files (storyboard) like the HLS files: ETag, 304 on If-None-Match, HEAD and Range', async function () {
+      this.timeout(120_000);
+      await waitForVideo(s, pub.id, (v) => v.storyboard_url !== null, 100_000);
+      const path = `${pub.id}/storyboard.vtt`;
+      const full = await cdn(path).expect(200);
+      const etag = full.headers.etag;
+      assert.match(etag, /^(W\/)?"[^"]+"$/);
+      assert.match(full.headers['access-control-expose-headers'], /\bETag\b/);
+      const again = await cdn(path).set('If-None-Match', etag);
+      assert.equal(again.status, 304);
+      assert.equal(again.headers.etag, etag);
+      assert.equal(again.body.length, 0);
+      assert.equal((await cdn(path).set('If-None-Match', '"something-else"')).status, 200);
+      const head = await request(s.url).head(`/cdn/v/${path}`).expect(200);
+      assert.equal(head.headers.etag, etag);
+      assert.equal(Number(head.headers['content-length']), full.body.length);
+      const part = await cdn(path).set('Range', 'bytes=0-5').expect(206);
+      assert.equal(part.headers['content-range'], `bytes 0-5/${full.body.length}`);
+      assert.equal(part.headers.etag, etag);
     });
 
     it('CORS: any origin may GET, read the range headers, and preflight', async () => {

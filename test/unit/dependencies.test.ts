@@ -7,9 +7,12 @@ const root = path.resolve(__dirname, '..', '..');
 
 /**
  * Every declared dependency is used and every imported package is declared (depcheck, with the
- * two documented exceptions in .depcheckrc.json: protobufjs must be a direct dependency for
- * replaying JSON histories though nothing imports it by name, and autocannon is required from
- * the script bench/api.ts hands to a child process).
+ * documented exceptions in .depcheckrc.json: protobufjs must be a direct dependency for
+ * replaying JSON histories though nothing imports it by name, autocannon is required from
+ * the script bench/api.ts hands to a child process, and @vidhost/client is this repository's
+ * own package in packages/client, reached through tsconfig `paths` rather than installed, whose
+ * one dependency, openapi-fetch, the root therefore provides: depcheck does not look into a
+ * folder with its own package.json).
  */
 describe('dependencies', function () {
   this.timeout(120_000);

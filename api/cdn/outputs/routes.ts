@@ -32,7 +32,7 @@ export function outputCdnRoutes(r: Router, deps: Deps, meter: BandwidthMeter): v
     if (!parsed) return next();
     if (parsed.path.kind === 'thumbnail' && parsed.path.ext === 'jpg' && Object.keys(ctx.query).length === 0) return next();
     ctx.set('Access-Control-Allow-Origin', '*');
-    ctx.set('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges, Content-Disposition, Retry-After, X-Render-Cache');
+    ctx.set('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges, ETag, Content-Disposition, Retry-After, X-Render-Cache');
     ctx.set('Cache-Control', 'no-store');
 
     const access = await deps.hot.access.resolve(parsed.isId ? { id: parsed.subject } : { token: parsed.subject });

@@ -1,37 +1,16 @@
 import { useState } from 'preact/hooks';
-import { api, qs } from '../api';
+import { api, qs, type Schemas } from '../api';
 import { AreaChart, BarList, type Point } from '../components/charts';
 import { ErrorNote, Link } from '../components/ui';
 import { useLoad } from '../hooks';
 
 // SPEC §18 in the dashboard: a video's Analytics tab and the workspace overview.
 
-interface Totals {
-  views: number;
-  unique_viewers: number;
-  watch_time_seconds: number;
-  average_view_seconds: number;
-  startup_time_p50_ms: number | null;
-  startup_time_p95_ms: number | null;
-  rebuffer_percentage: number;
-  error_rate: number;
-  exits_before_start: number;
-}
-interface Entry {
-  value: string;
-  views: number;
-  watch_time_seconds: number;
-}
-interface Report {
-  from: string;
-  to: string;
-  granularity: 'hour' | 'day';
-  totals: Totals;
-  series: Array<{ t: string; views: number; watch_time_seconds: number }>;
-  breakdowns: Record<'browser' | 'os' | 'device' | 'rendition', Entry[]>;
-  retention?: Array<{ second: number; viewers: number }>;
-  top_videos?: Array<{ video_id: string; title: string | null; views: number; watch_time_seconds: number }>;
-}
+type Totals = Schemas['AnalyticsTotals'];
+/** A video's report or the workspace's: the same buckets, plus retention or the top videos. */
+type Report = Omit<Schemas['VideoAnalytics'], 'video_id' | 'retention'> &
+  Partial<Pick<Schemas['VideoAnalytics'], 'retention'>> &
+  Partial<Pick<Schemas['WorkspaceAnalytics'], 'top_videos'>>;
 
 const RANGES: Array<[string, number]> = [
   ['24 hours', 1],

@@ -1,18 +1,11 @@
 import { useState } from 'preact/hooks';
-import { api, type Page } from '../api';
+import { api, type Page, type Schemas } from '../api';
 import { ErrorNote, Secret } from '../components/ui';
 import { when } from '../format';
 import { useLoad } from '../hooks';
 
-interface Key {
-  id: string;
-  name: string;
-  access: 'read' | 'full';
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  secret?: string;
-}
+/** `secret` only in the answer to creating one. */
+type Key = Schemas['ApiKey'] & Partial<Pick<Schemas['CreatedApiKey'], 'secret'>>;
 
 /** A member may make read keys only (docs/dashboard.md, "Roles"); the API enforces it, this only says so. */
 export function KeysPage({ role }: { role: 'owner' | 'member' }) {

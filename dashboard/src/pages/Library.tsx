@@ -1,17 +1,10 @@
 import { useState } from 'preact/hooks';
-import { api, type Page } from '../api';
+import { api, type Page, type Schemas } from '../api';
 import { ErrorNote } from '../components/ui';
 import { useLoad } from '../hooks';
 
-interface Folder {
-  id: string;
-  name: string;
-  parent_id: string | null;
-}
-interface Tag {
-  id: string;
-  name: string;
-}
+type Folder = Schemas['Folder'];
+type Tag = Schemas['Tag'];
 
 export function LibraryPage() {
   const folders = useLoad(() => api<Page<Folder>>('GET', '/folders'), []);

@@ -1,25 +1,10 @@
 import { useState } from 'preact/hooks';
-import { api, type Page } from '../api';
+import { api, type Page, type Schemas } from '../api';
 import { CopyButton, ErrorNote, Link, Secret } from '../components/ui';
 import { when } from '../format';
 import { useLoad, usePoll } from '../hooks';
 
-interface LiveStream {
-  id: string;
-  title: string;
-  status: 'idle' | 'active' | 'disconnected';
-  disabled: boolean;
-  latency_mode: 'standard' | 'low';
-  reconnect_window: number;
-  stream_key?: string;
-  ingest: { rtmp_url: string; srt_url: string };
-  hls_url: string;
-  embed_url: string;
-  active_video_id: string | null;
-  recent_video_ids: string[];
-  last_disconnect_reason: string | null;
-  created_at: string;
-}
+type LiveStream = Schemas['LiveStream'];
 
 /** SPEC §17 in the dashboard: create a stream (key shown once), what to paste into OBS, status, preview, recordings. */
 export function LivePage() {

@@ -1,20 +1,12 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { api, type Schemas } from '../api';
 import { ErrorNote } from '../components/ui';
 import { when } from '../format';
 import { useLoad } from '../hooks';
 
-interface Restriction {
-  id: string;
-  referrer: { allowed_domains: string[]; allow_no_referrer: boolean };
-  created_at: string;
-  updated_at: string;
-}
+type Restriction = Schemas['PlaybackRestriction'];
 
-interface Defaults {
-  default_playback_restriction_id: string | null;
-  default_encryption: 'none' | 'aes-128';
-}
+type Defaults = Schemas['PlaybackDefaults'];
 
 /** "a.com, *.b.com\nc.com" → ["a.com", "*.b.com", "c.com"] */
 const domainsOf = (text: string) =>

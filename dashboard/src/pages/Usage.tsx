@@ -1,14 +1,9 @@
-import { api } from '../api';
+import { api, type Schemas } from '../api';
 import { ErrorNote } from '../components/ui';
 import { bytes } from '../format';
 import { useLoad } from '../hooks';
 
-interface Usage {
-  plan: string;
-  storage: { used_bytes: number; limit_bytes: number; videos: number };
-  bandwidth: { month: string; used_bytes: number; limit_bytes: number | null };
-  bandwidth_history: Array<{ month: string; bytes: number }>;
-}
+type Usage = Schemas['Usage'];
 
 function Meter({ label, used, limit }: { label: string; used: number; limit: number | null }) {
   return (

@@ -1,17 +1,12 @@
 import { useState } from 'preact/hooks';
-import { api, type Page, type Video } from '../api';
+import { api, type Page, type Video, type Schemas } from '../api';
 import { CopyButton, ErrorNote, Progress, StatusBadge } from '../components/ui';
 import { bytes, duration, when } from '../format';
 import { useLoad, usePoll } from '../hooks';
 import { navigate } from '../router';
 import { VideoTabs } from './Analytics';
 
-interface Playback {
-  hls_url: string;
-  embed_url: string;
-  thumbnail_url: string;
-  expires_at: string;
-}
+type Playback = Schemas['Playback'];
 
 export function VideoPage({ id }: { id: string }) {
   const { data: v, error, reload } = useLoad(() => api<Video>('GET', `/videos/${id}`), [id]);
@@ -148,9 +143,9 @@ function Extras({ video }: { video: Video }) {
         <>
           <h2>Captions</h2>
           <ul>
-            {caps.map((c, i) => (
-              <li key={c.id ?? i}>
-                {c.label ?? c.name ?? c.language} {c.status && `(${c.status})`} {c.url && <a href={c.url}>WebVTT</a>}
+            {caps.map((c) => (
+              <li key={c.language}>
+                {c.label || c.language} ({c.status}) <a href={c.url}>WebVTT</a>
               </li>
             ))}
           </ul>

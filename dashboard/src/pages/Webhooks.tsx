@@ -1,34 +1,15 @@
 import { useState } from 'preact/hooks';
-import { api, qs, type Page } from '../api';
+import { api, qs, type Page, type Schemas } from '../api';
 import { ErrorNote, Link, Secret } from '../components/ui';
 import { when } from '../format';
 import { useLoad, usePoll } from '../hooks';
 
 const EVENTS = ['video.uploaded', 'video.ready', 'video.failed', 'video.deleted'];
 
-interface Endpoint {
-  id: string;
-  url: string;
-  description: string;
-  events: string[] | null;
-  enabled: boolean;
-  disabled_reason: string | null;
-  created_at: string;
-  secret?: string;
-}
+/** `secret` only in the answer to creating one. */
+type Endpoint = Schemas['WebhookEndpoint'] & Partial<Pick<Schemas['WebhookEndpointWithSecret'], 'secret'>>;
 
-interface Delivery {
-  id: string;
-  event_id: string;
-  event_type: string;
-  status: string;
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  next_attempt_at: string | null;
-  delivered_at: string | null;
-  created_at: string;
-}
+type Delivery = Schemas['WebhookDelivery'];
 
 export function WebhooksPage() {
   const { data, error, reload } = useLoad(() => api<Page<Endpoint>>('GET', '/webhooks'), []);

@@ -13,7 +13,7 @@ export interface ClientOptions {
 }
 
 /**
- * A typed client for the vidhost API (openapi-fetch over the generated lib/client/schema.ts):
+ * A typed client for the vidhost API (openapi-fetch over the generated schema.ts):
  * `const { data, error } = await client.POST('/upload/init', { body })`. Paths are the
  * document's, without the prefix; the client talks to the canonical `/v1`.
  */

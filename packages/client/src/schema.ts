@@ -8791,6 +8791,15 @@ export interface operations {
                     "application/vnd.apple.mpegurl": string;
                 };
             };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
                 headers: {
@@ -9020,6 +9029,15 @@ export interface operations {
                     "image/webp": string;
                 };
             };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
             400: {
                 headers: {
@@ -9136,6 +9154,15 @@ export interface operations {
                     "image/jpeg": string;
                 };
             };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
                 headers: {
@@ -9219,6 +9246,15 @@ export interface operations {
                     "audio/mp4": string;
                 };
             };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
                 headers: {
@@ -9301,6 +9337,15 @@ export interface operations {
                     "text/vtt": string;
                 };
             };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
                 headers: {
@@ -9371,6 +9416,15 @@ export interface operations {
                 content: {
                     "application/vnd.apple.mpegurl": string;
                 };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
@@ -9453,6 +9507,15 @@ export interface operations {
                 content: {
                     "text/vtt": string;
                 };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
@@ -9582,6 +9645,15 @@ export interface operations {
                     "application/vnd.apple.mpegurl": string;
                 };
             };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
                 headers: {
@@ -9650,6 +9722,15 @@ export interface operations {
                 content: {
                     "application/dash+xml": string;
                 };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
@@ -9731,6 +9812,15 @@ export interface operations {
                 content: {
                     "video/mp4": string;
                 };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
@@ -9814,6 +9904,15 @@ export interface operations {
                     "video/mp4": string;
                 };
             };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {
                 headers: {
@@ -9895,6 +9994,15 @@ export interface operations {
                 content: {
                     "video/mp2t": string;
                 };
+            };
+            /** @description Not modified (If-None-Match) */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
             403: {

@@ -1,10 +1,11 @@
 import openapiTS, { astToString } from 'openapi-typescript';
-import { buildDocument } from '../../api/openapi/document';
-import { loadConfig } from '../config';
+import { loadConfig } from '../../lib/config';
+import { buildDocument } from './document';
 
 /**
  * The client's types, from the document the API serves. Built with the default config so the
- * output does not depend on the machine; `npm run client:generate` writes it to lib/client/schema.ts
+ * output does not depend on the machine; `npm run client:generate` writes it to
+ * packages/client/src/schema.ts (the @vidhost/client package)
  * and test/contract/client.test.ts fails while the committed file is stale.
  */
 export async function generateClientTypes(): Promise<string> {
