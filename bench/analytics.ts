@@ -19,13 +19,10 @@ import { parseVideoId } from '../lib/ids';
 import { spawnApi } from '../test/support/child';
 import { freePort } from '../test/support/services';
 import { startStack } from '../test/support/stack';
-import { runBench } from './run';
+import { runMain } from '../test/support/main';
+import { arg } from './args';
 
 const run = promisify(execFile);
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
 const seconds = arg('seconds', 10);
 const connections = arg('connections', 50);
 const events = arg('events', 10_000_000);
@@ -174,4 +171,4 @@ async function main(): Promise<void> {
   await stack.close();
 }
 
-runBench(main);
+runMain(main);

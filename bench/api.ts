@@ -22,45 +22,17 @@ import { makeClip } from '../test/support/media';
 import { adoptGroup, spawnApi } from '../test/support/child';
 import { freePort } from '../test/support/services';
 import { startStack, type Stack } from '../test/support/stack';
-import { runBench } from './run';
+import { runMain } from '../test/support/main';
+import { arg } from './args';
+import { autocannon, type Load, type Result } from './autocannon';
 
 const run = promisify(execFile);
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
 
 const seconds = arg('seconds', 5);
 const connections = arg('connections', 50);
 
-interface Load {
-  url: string;
-  method?: 'GET' | 'POST';
-  headers?: Record<string, string>;
-  body?: string;
-}
-
-interface Result {
-  rps: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
-
-// The child prints autocannon's summary as JSON; only what the table needs is kept.
-const LOADER = `
-const autocannon = require('autocannon');
-autocannon(JSON.parse(process.argv[1]), (err, r) => {
-  if (err) { console.error(err); process.exit(1); }
-  console.log(JSON.stringify({ rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts }));
-});`;
-
-async function load(l: Load): Promise<Result> {
-  const opts = { url: l.url, method: l.method ?? 'GET', headers: l.headers, body: l.body, connections, duration: seconds };
-  const { stdout } = await run(process.execPath, ['-e', LOADER, JSON.stringify(opts)], { cwd: `${__dirname}/..`, maxBuffer: 1 << 20 });
-  return JSON.parse(stdout.trim().split('\n').pop()!);
-}
+const load = (l: Load): Promise<Result> => autocannon(l, { connections, seconds });
 
 /**
  * The same load through h2load (nghttp2's load generator, Debian's `nghttp2-client`, C, one
@@ -322,4 +294,4 @@ async function main(): Promise<void> {
   await local.close();
 }
 
-runBench(main);
+runMain(main);

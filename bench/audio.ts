@@ -27,8 +27,8 @@ import { audioRenditionArgs, loudnessArgs } from '../lib/media/audio';
 import { chunkLadderArgs } from '../lib/media/chunks';
 import { planLadder } from '../lib/media/ladder';
 import { putFile, waitForVideo } from '../test/support/flow';
-import { mochaHooks } from '../test/support/hooks';
 import { startStack, type Stack } from '../test/support/stack';
+import { runMain } from '../test/support/main';
 
 const run = promisify(execFile);
 const argv = process.argv.slice(2);
@@ -106,13 +106,6 @@ async function main(): Promise<void> {
     console.log(`${n} tracks vs ${trackCounts[0]}: ×${(times.get(n)! / base).toFixed(3)} the ladder time; +${(perTrack * 100).toFixed(1)}% per extra track (ratio ${perTrack.toFixed(3)})`);
   }
   await s.close();
-  await mochaHooks.afterAll.call({ timeout() {} } as never);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -13,8 +13,8 @@ import { allReady, duplicateEvents, upload, waitVideo } from '../test/faults/flo
 import { startFaultStack } from '../test/faults/stack';
 import { makeClip } from '../test/support/media';
 import { startTemporalCluster } from './cluster/server';
-import { arg } from './cluster/args';
-import { runBench } from './run';
+import { arg } from './args';
+import { runMain } from '../test/support/main';
 
 // temporal.api.enums.v1.TaskQueueType
 const WORKFLOW_TASKS = 1;
@@ -95,4 +95,4 @@ async function main(): Promise<void> {
   if (lost) throw new Error(`${lost} videos never reached ready`);
 }
 
-runBench(main);
+runMain(main);

@@ -12,12 +12,9 @@ import { duplicateEvents } from '../test/faults/flow';
 import { runLoad } from '../test/faults/load';
 import { startFaultStack } from '../test/faults/stack';
 import { makeClip } from '../test/support/media';
-import { runBench } from './run';
+import { runMain } from '../test/support/main';
+import { arg } from './args';
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
 
 const uploads = arg('uploads', 100);
 
@@ -44,4 +41,4 @@ async function main(): Promise<void> {
   console.log(`  1 API  + 1 worker    ${one.toFixed(1)} s   1.00x`);
 }
 
-runBench(main);
+runMain(main);

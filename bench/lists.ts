@@ -18,7 +18,7 @@ import { createLogger } from '../lib/logger';
 import { createStorage } from '../lib/storage';
 import { VIDEO_WITH_RELATIONS } from '../lib/videos/read';
 import { seedVideos } from './seed';
-import { runBench } from './run';
+import { runMain } from '../test/support/main';
 
 const opt = (n: string, d: number) => (process.argv.includes(`--${n}`) ? Number(process.argv[process.argv.indexOf(`--${n}`) + 1]) : d);
 const count = opt('count', 1_000_000);
@@ -122,4 +122,4 @@ async function main(): Promise<void> {
   await admin.destroy();
 }
 
-runBench(main);
+runMain(main);

@@ -16,8 +16,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { liveFfmpegArgs, planLiveLadder } from '../lib/live/ladder';
-import { mochaHooks } from '../test/support/hooks';
 import { hlsPage, pushRtmp, startLiveStack, waitFor } from '../test/live/helpers';
+import { runMain } from '../test/support/main';
 
 const argv = process.argv.slice(2);
 const arg = (name: string, fallback: string) => {
@@ -106,13 +106,6 @@ async function main(): Promise<void> {
   console.log(`| concurrent 720p broadcasts at real time (${cores} cores / CPU per second) | ${Math.floor(cores / rtf.cpuPerMediaSecond)} | – |`);
   console.log(`| end of broadcast → recording ready (standard, low) | ${standard.endToReadyMs} ms, ${low.endToReadyMs} ms | ≤ 10 s |`);
   console.log(`\nsamples (ms): standard ${standard.samples.join(', ')}; low ${low.samples.join(', ')}`);
-  await mochaHooks.afterAll.call({ timeout() {} } as never);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -12,12 +12,9 @@ import request from 'supertest';
 import { allRenditionsReady, uploadFormA, waitForVideo } from '../test/support/flow';
 import { makeClip } from '../test/support/media';
 import { startStack } from '../test/support/stack';
-import { runBench } from './run';
+import { runMain } from '../test/support/main';
+import { arg } from './args';
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
 
 const seconds = arg('seconds', 30);
 
@@ -78,4 +75,4 @@ async function main(): Promise<void> {
   console.log(`clip 10 s of 1080p: cut ${clipJobs.cutClip?.toFixed(2)} s, then the usual pipeline (to ready+ladder ${((Date.parse(clipDone.updated_at) - Date.parse(clipDone.created_at)) / 1000).toFixed(1)} s)`);
 }
 
-runBench(main);
+runMain(main);

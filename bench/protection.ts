@@ -9,53 +9,25 @@
  *
  * Needs what the tests need: Postgres, the Temporal CLI (built by ./scripts/test).
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
 import { allRenditionsReady, uploadFormA, waitForVideo } from '../test/support/flow';
 import { spawnApi } from '../test/support/child';
-import { mochaHooks } from '../test/support/hooks';
 import { makeClip } from '../test/support/media';
 import { freePort } from '../test/support/services';
 import { startStack, type Stack } from '../test/support/stack';
 import { encryptedSegment } from '../lib/protection/enforce';
 import { cappedMaster, encryptedMediaPlaylist } from '../lib/protection/hls';
 import { compileRestriction, viewerAllowed } from '../lib/protection/restriction';
+import { runMain } from '../test/support/main';
+import { arg } from './args';
+import { autocannon, type Load, type Result } from './autocannon';
 
-const run = promisify(execFile);
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
 
 const seconds = arg('seconds', 5);
 const connections = arg('connections', 50);
 
-interface Load {
-  url: string;
-  headers?: Record<string, string>;
-}
-
-interface Result {
-  rps: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
-
-const LOADER = `
-const autocannon = require('autocannon');
-autocannon(JSON.parse(process.argv[1]), (err, r) => {
-  if (err) { console.error(err); process.exit(1); }
-  console.log(JSON.stringify({ rps: r.requests.average, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts }));
-});`;
-
-async function load(l: Load): Promise<Result> {
-  const opts = { url: l.url, headers: l.headers, connections, duration: seconds };
-  const { stdout } = await run(process.execPath, ['-e', LOADER, JSON.stringify(opts)], { cwd: `${__dirname}/..`, maxBuffer: 1 << 20 });
-  return JSON.parse(stdout.trim().split('\n').pop()!);
-}
+const load = (l: Load): Promise<Result> => autocannon(l, { connections, seconds });
 
 async function readyVideo(s: Stack, clip: string): Promise<{ id: string; rung: string }> {
   const { id } = await uploadFormA(s, clip, { extra: { visibility: 'public' } });
@@ -145,13 +117,6 @@ async function main(): Promise<void> {
   for (const [what, us] of microRows) console.log(`| ${what} | ${us.toFixed(us < 10 ? 2 : 0)} µs |`);
   await api.kill();
   await s.close();
-  await mochaHooks.afterAll.call({ timeout() {} } as never);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -7,15 +7,12 @@
  */
 import { performance } from 'node:perf_hooks';
 import { allRenditionsReady, waitForVideo } from '../test/support/flow';
-import { mochaHooks } from '../test/support/hooks';
 import { makeClip } from '../test/support/media';
 import { startStack, type Stack } from '../test/support/stack';
 import { BURST_ENV, burstPaths, cdnGet, uploadAs } from '../test/outputs/helpers';
+import { runMain } from '../test/support/main';
+import { arg } from './args';
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
 
 async function main(): Promise<void> {
   const seconds = arg('seconds', 20);
@@ -49,13 +46,6 @@ async function main(): Promise<void> {
     );
   }
   console.log(`queue bound: ${BURST_ENV.RENDER_ANONYMOUS_CONCURRENCY} anonymous render running + ${BURST_ENV.RENDER_QUEUE_MAX} waiting per lane, ${BURST_ENV.RENDER_CONCURRENCY} slots in all`);
-  await mochaHooks.afterAll.call({ timeout() {} } as never);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -15,11 +15,8 @@ import { planLadder } from '../lib/media/ladder';
 import { DEFAULT_LIMITS } from '../lib/media/limits';
 import { createMediaTools, detectBwrap } from '../lib/media/tools';
 import { makeClip } from '../test/support/media';
+import { arg } from './args';
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
 
 const seconds = arg('seconds', 30);
 const runs = arg('runs', 1);

@@ -26,7 +26,7 @@ import { allRenditionsReady, allRunEvents, isStatus, uploadFormA, waitForVideo }
 import { spawnGroup, type Proc } from '../test/support/child';
 import { makeClip } from '../test/support/media';
 import { startStack, type Stack } from '../test/support/stack';
-import { runBench } from './run';
+import { runMain } from '../test/support/main';
 
 const argv = process.argv.slice(2);
 function arg(name: string, fallback: number): number {
@@ -189,4 +189,4 @@ async function main(): Promise<void> {
   if (scale) await partTwo();
 }
 
-runBench(main);
+runMain(main);

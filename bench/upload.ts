@@ -16,7 +16,7 @@ import { spawnApi } from '../test/support/child';
 import { isStatus, waitForVideo } from '../test/support/flow';
 import { makeClip } from '../test/support/media';
 import { startStack } from '../test/support/stack';
-import { runBench } from './run';
+import { runMain } from '../test/support/main';
 
 const argOf = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -92,4 +92,4 @@ async function main(): Promise<void> {
   await s.close();
 }
 
-runBench(main);
+runMain(main);

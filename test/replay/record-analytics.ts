@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { mochaHooks } from '../support/hooks';
 import { startStack } from '../support/stack';
+import { runMain } from '../support/main';
 
 async function main(): Promise<void> {
   const s = await startStack({ workers: ['workflow'] });
@@ -18,13 +18,6 @@ async function main(): Promise<void> {
   fs.writeFileSync(path.join(__dirname, '..', 'fixtures', 'histories', 'analytics-rollup.json'), historyToJSON(history));
   console.log(`recorded analytics-rollup: ${history.events?.length} events`);
   await s.close();
-  await mochaHooks.afterAll.call({ timeout() {} } as never);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -11,8 +11,8 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { settled, upload } from '../audio/helpers';
 import { audioSource } from '../audio/media';
 import { until, waitForDeletion } from '../support/flow';
-import { mochaHooks } from '../support/hooks';
 import { startStack, type Stack } from '../support/stack';
+import { runMain } from '../support/main';
 
 const outDir = path.join(__dirname, '..', 'fixtures', 'histories');
 
@@ -54,13 +54,6 @@ async function main(): Promise<void> {
     await waitForDeletion(s, x.uuid);
     await save(s, name, `video-${x.uuid}`);
   }
-  await mochaHooks.afterAll.call({ timeout() {} } as never);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { liveWorkflowId } from '../../workflows/live/defs';
-import { mochaHooks } from '../support/hooks';
 import { type LiveStack, pushRtmp, startLiveStack, waitFor } from '../live/helpers';
+import { runMain } from '../support/main';
 
 const outDir = path.join(__dirname, '..', 'fixtures', 'histories');
 
@@ -55,13 +55,6 @@ async function main(): Promise<void> {
   await save(s, 'live-idle-delete', liveWorkflowId(b.id), runB2);
 
   await s.close();
-  await mochaHooks.afterAll.call({ timeout() {} } as never);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

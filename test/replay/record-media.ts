@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { isStatus, uploadFormA, waitForVideo } from '../support/flow';
-import { mochaHooks } from '../support/hooks';
 import { corpusDir, dimensionBomb, hlsPlaylist } from '../support/hostile';
 import { startStack } from '../support/stack';
+import { runMain } from '../support/main';
 
 const outDir = path.join(__dirname, '..', 'fixtures', 'histories');
 
@@ -31,13 +31,6 @@ async function main(): Promise<void> {
     console.log(`recorded ${name} (${failed.error_code}): ${history.events?.length} events`);
   }
   fs.rmSync(dir, { recursive: true, force: true });
-  await mochaHooks.afterAll.call({ timeout() {} } as never);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { allRenditionsReady, uploadFormA, waitForVideo } from '../support/flow';
-import { mochaHooks } from '../support/hooks';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
+import { runMain } from '../support/main';
 
 const outDir = path.join(__dirname, '..', 'fixtures', 'histories');
 
@@ -42,13 +42,6 @@ async function main(): Promise<void> {
   await s.temporal.workflow.getHandle(`video-${ready.uuid}`).result();
   await save(s, 'outputs-upload-ready-outputs-delete', `video-${ready.uuid}`);
 
-  await mochaHooks.afterAll.call({ timeout() {} } as never);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

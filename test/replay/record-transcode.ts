@@ -10,9 +10,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { allRenditionsReady, isStatus, putFile, uploadFormA, waitForVideo } from '../support/flow';
-import { mochaHooks } from '../support/hooks';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
+import { runMain } from '../support/main';
 
 const outDir = path.join(__dirname, '..', 'fixtures', 'histories');
 
@@ -170,13 +170,6 @@ async function main(): Promise<void> {
     }
     await run(s);
   }
-  await mochaHooks.afterAll.call({ timeout() {} } as never);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

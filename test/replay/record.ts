@@ -9,9 +9,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { isStatus, putFile, uploadFormA, waitForVideo } from '../support/flow';
-import { mochaHooks } from '../support/hooks';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
+import { runMain } from '../support/main';
 
 const outDir = path.join(__dirname, '..', 'fixtures', 'histories');
 
@@ -70,13 +70,6 @@ async function main(): Promise<void> {
   await s.temporal.workflow.getHandle(`video-${expired.uuid}`).result();
   await save(s, 'upload-expired-delete', expired.uuid);
 
-  await mochaHooks.afterAll.call({ timeout() {} } as never);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

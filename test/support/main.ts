@@ -1,12 +1,12 @@
-import { killAllGroups } from '../test/support/child';
-import { mochaHooks } from '../test/support/hooks';
+import { killAllGroups } from './child';
+import { mochaHooks } from './hooks';
 
 /**
- * Runs a bench's `main` and, whether it finishes, throws or is interrupted (SIGINT/SIGTERM), stops
+ * Runs a script's `main` (a bench, a history recorder) and, whether it finishes, throws or is interrupted (SIGINT/SIGTERM), stops
  * everything it started before exiting: every process group spawned through test/support/child.ts
  * and the run's shared services (Temporal, the database, the S3 server) from test/support/hooks.ts.
  */
-export function runBench(main: () => Promise<void>): void {
+export function runMain(main: () => Promise<void>): void {
   let cleaning: Promise<void> | undefined;
   const cleanup = () =>
     (cleaning ??= (async () => {
