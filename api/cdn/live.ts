@@ -6,10 +6,14 @@ import type { ParameterizedContext } from 'koa';
 import { parseId } from '../../lib/ids';
 import { livePlaylist, masterPlaylist, measuredBandwidth, type SegmentRow } from '../../lib/live/playlists';
 import { mountPath } from '../../lib/playback/urls';
+import { liveRestriction, liveRestrictionColumn } from '../../lib/live/restriction';
+import { restrictedCacheControl, viewerRefusal } from '../../lib/protection/enforce';
+import { type Restriction, selfOriginsOf } from '../../lib/protection/restriction';
 import { keys } from '../../lib/storage';
 import type { Deps } from '../deps';
 import { forbidden, notFound } from '../errors';
 import { CDN_EXPOSE_HEADERS } from './files';
+import { viewerOf } from './protected';
 
 const PLAYLIST = 'application/vnd.apple.mpegurl';
 const RUNG_RE = /^(?:[1-9][0-9]{1,4}p|source)$/;
@@ -18,19 +22,27 @@ const SEG_RE = /^seg_[0-9]{6}\.ts$/;
 export function liveCdnRoutes(r: Router, deps: Deps): void {
   const { db, config, storage } = deps;
   const base = `${mountPath(config.cdnUrl)}/live/`;
+  const self = selfOriginsOf(config);
 
   /** The broadcast going on (or the one just ended, until its recording is finished). */
-  async function resolve(ctx: ParameterizedContext, subject: string): Promise<{ workspaceId: string; videoId: string; windowSeconds: number; targetFloor: number }> {
+  async function resolve(ctx: ParameterizedContext, subject: string): Promise<{ workspaceId: string; videoId: string; windowSeconds: number; targetFloor: number; restriction: Restriction | null }> {
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Access-Control-Expose-Headers', CDN_EXPOSE_HEADERS);
     const id = parseId('ls', subject);
-    const ls = id ? await db('live_streams').where({ id }).whereNull('deleted_at').first('workspace_id', 'visibility', 'active_video_id', 'latency_mode') : undefined;
+    const ls = id
+      ? await db('live_streams as l').where('l.id', id).whereNull('l.deleted_at').first('l.workspace_id', 'l.visibility', 'l.active_video_id', 'l.latency_mode', liveRestrictionColumn(db))
+      : undefined;
     if (!ls) throw notFound('Live stream');
     // Signed tokens for live streams are not issued yet: a private stream does not play by id.
     if (ls.visibility === 'private') throw forbidden('forbidden', 'This live stream is private');
+    // SPEC §20 on every live request (playlists and segments): the embedding page's Referer, else
+    // Origin, against the stream's restriction, read with the stream's row (no cached decision).
+    const restriction = liveRestriction(ls.restriction);
+    const refused = viewerRefusal({ restriction }, null, viewerOf(ctx), self);
+    if (refused) throw forbidden('playback_restricted', refused);
     if (!ls.active_video_id) throw notFound('Broadcast');
     const seg = ls.latency_mode === 'low' ? config.live.lowLatencySegmentSeconds : config.live.segmentSeconds;
-    return { workspaceId: ls.workspace_id, videoId: ls.active_video_id, windowSeconds: config.live.windowSeconds, targetFloor: Math.ceil(seg) };
+    return { workspaceId: ls.workspace_id, videoId: ls.active_video_id, windowSeconds: config.live.windowSeconds, targetFloor: Math.ceil(seg), restriction };
   }
 
   r.options(`${base}*rest`, (ctx) => {
@@ -75,7 +87,8 @@ export function liveCdnRoutes(r: Router, deps: Deps): void {
     const b = await resolve(ctx, ctx.params.subject);
     const obj = await storage.get(`${keys.rendition(b.workspaceId, b.videoId, ctx.params.rung)}${ctx.params.file}`);
     if (!obj) throw notFound('File');
-    ctx.set('Cache-Control', 'public, max-age=60');
+    // A restricted stream's segments must not be handed to any site by a shared cache.
+    ctx.set('Cache-Control', restrictedCacheControl(b, 'public, max-age=60'));
     ctx.type = 'video/mp2t';
     ctx.length = obj.size;
     ctx.body = obj.body;

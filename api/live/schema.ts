@@ -29,6 +29,7 @@ const fields = {
   new_video_settings: newVideoSettings,
   simulcast_targets: z.array(target).max(5),
   passthrough,
+  playback_restriction_id: z.string().max(100).nullable(),
 };
 
 export const createLiveBody = z
@@ -41,6 +42,7 @@ export const createLiveBody = z
     new_video_settings: fields.new_video_settings.optional(),
     simulcast_targets: fields.simulcast_targets.optional(),
     passthrough: fields.passthrough.optional(),
+    playback_restriction_id: fields.playback_restriction_id.optional(),
   })
   .strict();
 
@@ -74,6 +76,9 @@ export const liveStream = z
       }),
     ),
     passthrough: z.string().nullable(),
+    playback_restriction_id: z.string().nullable().meta({
+      description: "The stream's own playback restriction (`pr_…`), enforced on its live playlists, segments and embed page and copied to each recording; null: the workspace's default applies",
+    }),
     stream_key: z.string().optional().meta({ description: 'Only on create and reset-stream-key; store it, it is not shown again' }),
     ingest: z.object({
       rtmp_url: z.string().meta({ description: 'RTMP server; the stream key is the stream name', example: 'rtmp://live.example.com:1935/live' }),

@@ -1550,6 +1550,8 @@ export interface components {
                 error: string | null;
             }[];
             passthrough: string | null;
+            /** @description The stream's own playback restriction (`pr_…`), enforced on its live playlists, segments and embed page and copied to each recording; null: the workspace's default applies */
+            playback_restriction_id: string | null;
             /** @description Only on create and reset-stream-key; store it, it is not shown again */
             stream_key?: string;
             ingest: {
@@ -6717,6 +6719,7 @@ export interface operations {
                         stream_key?: string;
                     }[];
                     passthrough?: string;
+                    playback_restriction_id?: string | null;
                 };
             };
         };
@@ -7045,6 +7048,7 @@ export interface operations {
                         stream_key?: string;
                     }[];
                     passthrough?: string;
+                    playback_restriction_id?: string | null;
                 };
             };
         };
