@@ -13,7 +13,7 @@ import type { Deps } from '../deps';
 import { badRequest, notFound } from '../errors';
 import { assertFolderOf } from '../folders/assert';
 import { auth } from '../middleware/auth';
-import { assertRestrictionOf } from '../restrictions/routes';
+import { assertEncryptionConfigured, assertRestrictionOf } from '../restrictions/routes';
 import { parseBody, parseQuery } from '../middleware/validate';
 import { createLiveBody, listLiveQuery, patchLiveBody } from './schema';
 
@@ -74,6 +74,7 @@ export function liveRoutes(r: Router, deps: Deps): void {
     if (settings.folder_id) await assertFolderOf(db, workspaceId, settings.folder_id, 'folder_id');
     if (settings.tags) settings.tags = uniqueTagNames(settings.tags);
     const restrictionId = body.playback_restriction_id != null ? await assertRestrictionOf(db, workspaceId, body.playback_restriction_id, 'playback_restriction_id') : null;
+    if (body.encryption === 'aes-128') assertEncryptionConfigured(deps, 'encryption');
     const key = newStreamKey();
     const id = newId('ls');
     await db('live_streams').insert({
@@ -88,6 +89,8 @@ export function liveRoutes(r: Router, deps: Deps): void {
       simulcast_targets: JSON.stringify(targets),
       passthrough: body.passthrough ?? null,
       playback_restriction_id: restrictionId,
+      // Unset: the workspace's default_encryption (a database trigger, as for videos).
+      encryption: body.encryption,
       stream_key_hash: hashStreamKey(key),
     });
     await ensureLiveWorkflow(temporal, config, id, workspaceId);
@@ -130,6 +133,11 @@ export function liveRoutes(r: Router, deps: Deps): void {
     if (body.reconnect_window !== undefined) patch.reconnect_window = body.reconnect_window;
     if (body.record !== undefined) patch.record = body.record;
     if (body.passthrough !== undefined) patch.passthrough = body.passthrough;
+    if (body.encryption !== undefined) {
+      if (body.encryption === 'aes-128') assertEncryptionConfigured(deps, 'encryption');
+      // From the next broadcast: the one going on keeps its recording's setting and key.
+      patch.encryption = body.encryption;
+    }
     // Takes effect on the next viewer request (the CDN's live routes read it per request).
     if (body.playback_restriction_id !== undefined) {
       patch.playback_restriction_id = body.playback_restriction_id === null ? null : await assertRestrictionOf(db, workspaceId, body.playback_restriction_id, 'playback_restriction_id');

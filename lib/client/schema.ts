@@ -1552,6 +1552,11 @@ export interface components {
             passthrough: string | null;
             /** @description The stream's own playback restriction (`pr_…`), enforced on its live playlists, segments and embed page and copied to each recording; null: the workspace's default applies */
             playback_restriction_id: string | null;
+            /**
+             * @description `aes-128`: the live segments are encrypted by the CDN with the recording's key, which only a playback token gets (the embed page mints one); applies from the next broadcast. Default: the workspace's default_encryption
+             * @enum {string}
+             */
+            encryption: "none" | "aes-128";
             /** @description Only on create and reset-stream-key; store it, it is not shown again */
             stream_key?: string;
             ingest: {
@@ -6720,6 +6725,8 @@ export interface operations {
                     }[];
                     passthrough?: string;
                     playback_restriction_id?: string | null;
+                    /** @enum {string} */
+                    encryption?: "none" | "aes-128";
                 };
             };
         };
@@ -7049,6 +7056,8 @@ export interface operations {
                     }[];
                     passthrough?: string;
                     playback_restriction_id?: string | null;
+                    /** @enum {string} */
+                    encryption?: "none" | "aes-128";
                 };
             };
         };
