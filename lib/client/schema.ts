@@ -970,6 +970,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/live/{subject}/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An `aes-128` broadcast's AES-128 key (its recording's, 16 bytes), to a playback token of the recording only */
+        get: operations["cdnLiveKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/embed/{id}": {
         parameters: {
             query?: never;
@@ -9774,7 +9791,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `ls_` id (public and unlisted live streams) */
+                /** @description A `ls_` id (public and unlisted live streams) or a playback token of the broadcast's recording. The stream's playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
             };
             cookie?: never;
@@ -9832,7 +9849,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `ls_` id (public and unlisted live streams) */
+                /** @description A `ls_` id (public and unlisted live streams) or a playback token of the broadcast's recording. The stream's playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
             };
             cookie?: never;
@@ -9866,7 +9883,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `ls_` id (public and unlisted live streams) */
+                /** @description A `ls_` id (public and unlisted live streams) or a playback token of the broadcast's recording. The stream's playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 rung: string;
             };
@@ -9925,7 +9942,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `ls_` id (public and unlisted live streams) */
+                /** @description A `ls_` id (public and unlisted live streams) or a playback token of the broadcast's recording. The stream's playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 rung: string;
                 file: string;
@@ -9943,6 +9960,64 @@ export interface operations {
                 };
                 content: {
                     "video/mp2t": string;
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cdnLiveKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `ls_` id (public and unlisted live streams) or a playback token of the broadcast's recording. The stream's playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
                 };
             };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
