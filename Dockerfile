@@ -25,6 +25,7 @@ COPY --from=build /app/dist ./dist
 # Assets read at run time from the root (lib/root.ts): the player's script and styles, the API
 # reference page, the built dashboard.
 COPY --from=build /app/api/player/embed.js /app/api/player/embed.css ./api/player/
+COPY --from=build /app/sdk ./sdk
 COPY --from=build /app/api/openapi/reference.js ./api/openapi/
 COPY --from=build /app/dashboard ./dashboard
 RUN mkdir -p /app/data && chown node:node /app/data

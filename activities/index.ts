@@ -1,3 +1,4 @@
+import { analyticsActivities } from './analytics/rollup';
 import { audioActivities } from './audio';
 import type { ActivityDeps } from './deps';
 import { eventActivities } from './events';
@@ -25,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     ...ladderActivities(deps),
     ...webhookActivities(deps),
     ...outputActivities(deps),
+    ...analyticsActivities(deps),
     ...qualityActivities(deps),
     ...codecActivities(deps),
     ...audioActivities(deps),

@@ -1,3 +1,5 @@
+import { BeaconBuffer } from '../lib/analytics/buffer';
+import { DailySalt } from '../lib/analytics/viewer';
 import { KeyCache } from '../lib/keyCache';
 import { createLimiters, type Limiter } from '../lib/limits';
 import { BandwidthMeter } from '../lib/playback/bandwidth';
@@ -10,7 +12,7 @@ import type { BaseDeps } from './base';
 /**
  * The per-process state of the hot paths: key lookups cached with revocation pushed over
  * LISTEN/NOTIFY, limiters whose budgets every process shares, the CDN's access decisions and
- * small files, the video reads, the bandwidth meter and the workflow start outbox. `close` flushes what is buffered (last_used_at, bandwidth) before exit.
+ * small files, the video reads, the bandwidth meter, the workflow start outbox and the analytics beacon buffer. `close` flushes what is buffered (last_used_at, bandwidth) before exit.
  */
 export interface Hot {
   keys: KeyCache;
@@ -22,6 +24,9 @@ export interface Hot {
   reads: ReadCache;
   /** New videos' workflow starts, made after init answers (the start outbox). */
   starts: WorkflowStarter;
+  /** Accepted analytics beacons waiting for their multi-row INSERT, and the day's viewer-hash salt. */
+  beacons: BeaconBuffer;
+  salt: DailySalt;
   close(): Promise<void>;
 }
 
@@ -34,6 +39,9 @@ export function createHot(d: BaseDeps): Hot {
   const files = new FileCache(d.storage, config.hot.cdnFileCacheBytes, config.hot.cdnAccessCacheMs, config.databaseUrl, log);
   const reads = new ReadCache(config.databaseUrl, log, config.hot.readCacheMs);
   const starts = new WorkflowStarter(db, d.temporal, config, log);
+  const a = config.analytics;
+  const beacons = new BeaconBuffer(db, log, { flushMs: a.flushMs, flushRows: a.flushRows, maxRows: a.bufferMaxRows });
+  const salt = new DailySalt(db);
   let closing: Promise<void> | undefined;
   return {
     keys,
@@ -44,9 +52,11 @@ export function createHot(d: BaseDeps): Hot {
     meter,
     reads,
     starts,
+    beacons,
+    salt,
     close() {
       closing ??= (async () => {
-        await Promise.allSettled([meter.close(), keys.close(), limiters.close(), access.close(), files.close(), reads.close(), starts.close()]);
+        await Promise.allSettled([meter.close(), keys.close(), limiters.close(), access.close(), files.close(), reads.close(), starts.close(), beacons.close()]);
       })();
       return closing;
     },

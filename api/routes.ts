@@ -1,4 +1,7 @@
 import Router from '@koa/router';
+import { analyticsRoutes } from './analytics/routes';
+import { beaconRoutes } from './analytics/beacons';
+import { sdkRoutes } from './analytics/sdk';
 import { audioTrackRoutes } from './audio/routes';
 import { captionRoutes } from './captions/routes';
 import { cdnRoutes } from './cdn/routes';
@@ -24,17 +27,17 @@ import { manageVideoRoutes } from './videos/manage';
 import { videoRoutes } from './videos/routes';
 import { webhookRoutes } from './webhooks/routes';
 
-/** Key-less surfaces: health, the API document and reference, local-storage uploads, tus (its POST checks the key itself: raw body), CDN, player, the dashboard's files. */
+/** Key-less surfaces: health, the API document and reference, local-storage uploads, tus (its POST checks the key itself: raw body), CDN, player, the dashboard's files, analytics beacons and the analytics SDK. */
 export function publicRouter(deps: Deps): Router {
   const r = new Router();
-  for (const mount of [healthRoutes, openapiRoutes, storageRoutes, tusRoutes, cdnRoutes, playerRoutes, dashboardRoutes]) mount(r, deps);
+  for (const mount of [healthRoutes, openapiRoutes, storageRoutes, tusRoutes, cdnRoutes, playerRoutes, dashboardRoutes, beaconRoutes, sdkRoutes]) mount(r, deps);
   return r;
 }
 
 /** Everything behind an API key. One resource, one folder. */
 export function apiRouter(deps: Deps): Router {
   const r = new Router();
-  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes, audioTrackRoutes, restrictionRoutes, liveRoutes]) mount(r, deps);
+  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes, audioTrackRoutes, restrictionRoutes, liveRoutes, analyticsRoutes]) mount(r, deps);
   return r;
 }
 

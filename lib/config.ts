@@ -167,6 +167,13 @@ const schema = z.object({
   TEMPORAL_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
   S3_PUBLIC_ENDPOINT: z.string().url().optional(),
+  // analytics room (issue 24): viewer analytics (docs/analytics.md)
+  ANALYTICS_RAW_DAYS: z.coerce.number().int().min(2).max(3650).default(30),
+  ANALYTICS_FLUSH_MS: z.coerce.number().int().min(10).default(1000),
+  ANALYTICS_FLUSH_ROWS: z.coerce.number().int().min(1).max(5000).default(1000),
+  ANALYTICS_BUFFER_MAX_ROWS: z.coerce.number().int().min(100).default(200_000),
+  ANALYTICS_ROLLUP_EVERY_SECONDS: z.coerce.number().int().min(10).default(60),
+  ANALYTICS_ROLLUP_LOOKBACK_HOURS: z.coerce.number().int().min(1).max(48).default(2),
 
   // live room (issue 23): ingest (media server), live task queue, latency (docs/live.md)
   TEMPORAL_LIVE_QUEUE: z.string().default('vidhost-live'),
@@ -274,6 +281,8 @@ export interface Config {
   /** `port`: a worker's; `apiPort`: the API's (0 = none); `token`: bearer token both require when set. */
   metrics: { port: number; apiPort: number; host: string; token?: string; temporalPort: number };
   logFormat: 'auto' | 'pretty' | 'json';
+  // analytics room
+  analytics: { rawDays: number; flushMs: number; flushRows: number; bufferMaxRows: number; rollupEverySeconds: number; lookbackHours: number };
   // live room
   live: {
     queue: string;
@@ -469,6 +478,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     metrics: { port: e.METRICS_PORT, apiPort: e.API_METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN, temporalPort: e.TEMPORAL_METRICS_PORT },
     logFormat: e.LOG_FORMAT,
+    // analytics room
+    analytics: {
+      rawDays: e.ANALYTICS_RAW_DAYS,
+      flushMs: e.ANALYTICS_FLUSH_MS,
+      flushRows: e.ANALYTICS_FLUSH_ROWS,
+      bufferMaxRows: e.ANALYTICS_BUFFER_MAX_ROWS,
+      rollupEverySeconds: e.ANALYTICS_ROLLUP_EVERY_SECONDS,
+      lookbackHours: e.ANALYTICS_ROLLUP_LOOKBACK_HOURS,
+    },
     // live room
     live: {
       queue: e.TEMPORAL_LIVE_QUEUE,

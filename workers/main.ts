@@ -1,4 +1,7 @@
+import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
+import { ensureRollupSchedule } from '../lib/analytics/schedule';
+import { temporalConnectionOptions } from '../lib/temporal';
 import { checkFfmpeg, detectPrlimit, resolveSandbox } from '../lib/media';
 import { loadConfig } from '../lib/config';
 import { createDb } from '../lib/db';
@@ -48,6 +51,7 @@ async function main(): Promise<void> {
   const storage = createStorage(config);
   const workflowBundle = roles.includes('workflow') ? await bundleWorkflowCode({ workflowsPath, logger: quiet }) : undefined;
   const { workers, close } = await createWorkers({ config, db, storage, log }, roles, { workflowBundle });
+  if (roles.includes('workflow')) await ensureAnalyticsSchedule(config, log);
   const metrics = await workerMetrics({
     port: config.metrics.port,
     host: config.metrics.host,
@@ -63,6 +67,19 @@ async function main(): Promise<void> {
   await metrics?.close();
   await db.destroy();
   log.info('workers stopped');
+}
+
+/** The viewer-analytics rollup's Temporal Schedule (SPEC §18); a failure is logged, never fatal. */
+async function ensureAnalyticsSchedule(config: ReturnType<typeof loadConfig>, log: ReturnType<typeof createLogger>): Promise<void> {
+  const connection = await Connection.connect(temporalConnectionOptions(config));
+  try {
+    const id = await ensureRollupSchedule(new Client({ connection, namespace: config.temporal.namespace }), config);
+    log.info({ scheduleId: id, everySeconds: config.analytics.rollupEverySeconds }, 'analytics rollup schedule ready');
+  } catch (err) {
+    log.warn({ err }, 'analytics rollup schedule could not be created; will retry at next start');
+  } finally {
+    await connection.close();
+  }
 }
 
 main().catch((err) => {

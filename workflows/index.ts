@@ -2,5 +2,6 @@
 export { videoWorkflow } from './video';
 export { webhookDeliveryWorkflow } from './delivery';
 export { outputsWorkflow } from './jobs/outputs';
+export { analyticsRollupWorkflow } from './analytics/rollup';
 export { audioTrackWorkflow } from './audio/track';
 export { liveStreamWorkflow } from './live/stream';

@@ -1,5 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import type { Config } from '../../lib/config';
+import { analyticsDocs } from '../analytics/openapi';
 import { audioTrackDocs } from '../audio/openapi';
 import { captionDocs } from '../captions/openapi';
 import { cdnDocs } from '../cdn/openapi';
@@ -48,6 +49,7 @@ const RESOURCES: Array<(d: DocContext) => void> = [
   usageDocs,
   sessionDocs,
   selfDocs,
+  analyticsDocs,
 ];
 
 /** Koa routes deliberately left out of the document, with the reason. */

@@ -12,6 +12,21 @@
     video.setAttribute('data-state', 'error');
   }
 
+  // Viewer analytics (SPEC §18): sdk/analytics.js is bundled before this file.
+  function track(target) {
+    var subject = video.getAttribute('data-subject');
+    if (!subject || !window.vidhostAnalytics) return;
+    try {
+      window.vidhostPlayer = window.vidhostPlayer || {};
+      window.vidhostPlayer.analytics = window.vidhostAnalytics.attach(target, {
+        video: video,
+        subject: subject,
+        endpoint: video.getAttribute('data-beacons'),
+        player: { name: 'vidhost-embed', version: '1' },
+      });
+    } catch (e) { /* analytics never stops playback */ }
+  }
+
   function play() {
     if (video.autoplay) video.play().catch(function () {});
   }
@@ -56,6 +71,7 @@
   var native = video.canPlayType('application/vnd.apple.mpegurl');
   if (native && 'ManagedMediaSource' in window) {
     video.setAttribute('data-engine', 'native');
+    track(video);
     video.addEventListener('loadedmetadata', nativeAudioMenu);
     video.src = src;
     play();
@@ -65,6 +81,7 @@
     // browser's own controls offer; the DEFAULT=YES one is selected.
     var hls = new window.Hls({ enableWorker: true, subtitleDisplay: true, renderTextTracksNatively: true });
     window.vidhostPlayer = { hls: hls };
+    track(hls);
     live(hls);
     var recovered = false;
     hls.on(window.Hls.Events.ERROR, function (_event, data) {
@@ -93,6 +110,7 @@
     hls.attachMedia(video);
   } else if (native) {
     video.setAttribute('data-engine', 'native');
+    track(video);
     video.src = src;
     play();
   } else {

@@ -11,7 +11,19 @@ export interface PageInput {
   title: string;
   assets: { css: string; hls: string; js: string };
   /** `live`: a live stream's playlist (live badge, jump to live; reloads to the recording when it ends). */
-  media?: { src: string; poster: string; autoplay: boolean; muted: boolean; loop: boolean; storyboard?: string; /** SPEC §19 audio layout: the waveform (poster) above a controls bar, no black picture. */ audioOnly?: boolean; live?: boolean };
+  media?: {
+    src: string;
+    poster: string;
+    autoplay: boolean;
+    muted: boolean;
+    loop: boolean;
+    storyboard?: string;
+    /** SPEC §19 audio layout: the waveform (poster) above a controls bar, no black picture. */
+    audioOnly?: boolean;
+    live?: boolean;
+    /** SPEC §18: what the analytics sender reports, and where. */
+    analytics?: { subject: string; beacons: string };
+  };
 }
 
 const MESSAGES: Record<Exclude<PageState, 'ready'>, [string, string]> = {
@@ -48,7 +60,9 @@ export function renderPage(p: PageInput): string {
       '<body data-state="ready">',
       m.audioOnly ? '<div class="player audio-only">' : '<div class="player">',
       m.audioOnly ? `<img id="waveform" class="waveform" src="${e(m.poster)}" alt="">` : '',
-      `<video id="video" ${flags} preload="metadata"${m.poster ? ` poster="${e(m.poster)}"` : ''} data-src="${e(m.src)}"${m.storyboard ? ` data-storyboard="${e(m.storyboard)}"` : ''}${m.live ? ' data-live="1"' : ''}></video>`,
+      `<video id="video" ${flags} preload="metadata"${m.poster ? ` poster="${e(m.poster)}"` : ''} data-src="${e(m.src)}"${m.storyboard ? ` data-storyboard="${e(m.storyboard)}"` : ''}${m.live ? ' data-live="1"' : ''}${
+        m.analytics ? ` data-subject="${e(m.analytics.subject)}" data-beacons="${e(m.analytics.beacons)}"` : ''
+      }></video>`,
       m.live ? '<button id="live" class="live-badge" type="button" title="Jump to live">LIVE</button>' : '',
       '<div id="message" class="message" role="alert" hidden></div>',
       '</div>',

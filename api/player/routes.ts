@@ -7,6 +7,7 @@ import { videoPublicId } from '../../lib/ids';
 import { exceededAllowance } from '../../lib/playback/bandwidth';
 import { signPlaybackToken } from '../../lib/playback/tokens';
 import { cdnUrl, mountPath } from '../../lib/playback/urls';
+import { SDK_FILE } from '../analytics/sdk';
 import { frameAncestors } from '../../lib/protection/domains';
 import { viewerRefusal } from '../../lib/protection/enforce';
 import { type Restriction, selfOriginsOf } from '../../lib/protection/restriction';
@@ -22,8 +23,8 @@ interface Asset {
   version: string;
 }
 
-function asset(file: string, type: string, version?: string): Asset {
-  const body = fs.readFileSync(file);
+function asset(file: string | string[], type: string, version?: string): Asset {
+  const body = Buffer.concat([file].flat().map((f) => fs.readFileSync(f)));
   return { body, type, version: version ?? createHash('sha256').update(body).digest('hex').slice(0, 12) };
 }
 
@@ -46,11 +47,13 @@ export function playerRoutes(r: Router, deps: Deps): void {
   const prefix = mountPath(deps.config.playerUrl);
   const assets: Record<string, Asset> = {
     'hls.min.js': asset(require.resolve('hls.js/dist/hls.min.js'), 'application/javascript; charset=utf-8', require('hls.js/package.json').version),
-    'embed.js': asset(path.join(ROOT, 'api', 'player', 'embed.js'), 'application/javascript; charset=utf-8'),
+    // The analytics sender (SPEC §18, sdk/analytics.js) ships in the same file as the player.
+    'embed.js': asset([SDK_FILE, path.join(ROOT, 'api', 'player', 'embed.js')], 'application/javascript; charset=utf-8'),
     'embed.css': asset(path.join(ROOT, 'api', 'player', 'embed.css'), 'text/css; charset=utf-8'),
   };
   const assetUrl = (name: string) => `${prefix}/assets/${name}?v=${assets[name].version}`;
   const cdnOrigin = new URL(deps.config.cdnUrl).origin;
+  const beaconsUrl = `${deps.config.publicBaseUrl}/v1/beacons`;
   const csp = [
     "default-src 'none'",
     "script-src 'self'",
@@ -58,7 +61,8 @@ export function playerRoutes(r: Router, deps: Deps): void {
     `img-src 'self' ${cdnOrigin} data:`,
     // data: for hls.js's caption tracks (<track src="data:,WEBVTT">, cues added from script).
     `media-src 'self' ${cdnOrigin} blob: data:`,
-    `connect-src 'self' ${cdnOrigin}`,
+    // The beacon origin ({base_url}) for the analytics sender bundled into embed.js.
+    `connect-src 'self' ${cdnOrigin} ${new URL(beaconsUrl).origin}`,
     "worker-src 'self' blob:",
     "base-uri 'none'",
     "form-action 'none'",
@@ -129,6 +133,8 @@ export function playerRoutes(r: Router, deps: Deps): void {
       loop: flag(ctx.query.loop, false),
       // Seek previews (SPEC §14) once the storyboard exists: the player never asks for a missing one.
       storyboard: video.storyboard_ready ? `${deps.config.cdnUrl}/v/${subject}/storyboard.vtt` : undefined,
+      // Viewer analytics: the beacon names the same subject the page plays (a private video's token).
+      analytics: { subject, beacons: beaconsUrl },
       audioOnly: video.audio_layout === 'audio_only',
     }, r, minted);
   });

@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, setCsrf, type Me } from './api';
 import { Layout } from './components/Layout';
+import { AnalyticsOverviewPage, VideoAnalyticsPage } from './pages/Analytics';
 import { KeysPage } from './pages/Keys';
 import { RestrictionsPage } from './pages/Restrictions';
 import { LibraryPage } from './pages/Library';
@@ -19,6 +20,8 @@ function Page({ path, role }: { path: string; role: 'owner' | 'member' }) {
   let m: RegExpExecArray | null;
   if (path === '/' || path === '/videos') return <VideosPage />;
   if ((m = /^\/videos\/([\w-]+)$/.exec(path))) return <VideoPage id={m[1]} />;
+  if ((m = /^\/videos\/([\w-]+)\/analytics$/.exec(path))) return <VideoAnalyticsPage id={m[1]} />;
+  if (path === '/analytics') return <AnalyticsOverviewPage />;
   if (path === '/upload') return <UploadPage />;
   if (path === '/library') return <LibraryPage />;
   if (path === '/live') return <LivePage />;

@@ -1176,6 +1176,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/beacons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Player events (no key; CORS *; JSON or text/plain for sendBeacon; ≤ 16 KB, ≤ 100 events)
+         * @description Only subjects the caller could play are counted; anything else is dropped silently. Duplicate (view_id, seq) count once.
+         */
+        post: operations["sendBeacons"];
+        delete?: never;
+        /** CORS preflight */
+        options: operations["beaconsPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/videos/{id}/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A video's views, watch time, startup, rebuffering, retention and breakdowns (`invalid_range` for a bad range) */
+        get: operations["getVideoAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's totals, series, breakdowns and top videos */
+        get: operations["getWorkspaceAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sdk/analytics.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The analytics sender for hls.js, video.js and Shaka Player pages */
+        get: operations["getAnalyticsSdk"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "video.uploaded": {
@@ -1921,6 +1993,120 @@ export interface components {
             })[];
             /** @description Send as X-CSRF-Token on the dashboard's writes */
             csrf_token: string;
+        };
+        BeaconEvent: {
+            /** Format: uuid */
+            view_id: string;
+            seq: number;
+            /** @description vid_… of a public/unlisted video, ls_… of a live stream, or a playback token (private videos) */
+            subject: string;
+            /** @enum {string} */
+            event: "viewstart" | "playing" | "pause" | "seeked" | "rebufferstart" | "rebufferend" | "rendition" | "error" | "heartbeat" | "ended" | "viewend";
+            position: number;
+            rendition?: string;
+            bitrate?: number;
+            error_code?: string;
+            /** @description ms since the view began, on the player's clock */
+            elapsed_ms?: number;
+            /** @description Playback time so far (cumulative) */
+            watch_ms?: number;
+            player: {
+                name: string;
+                version?: string;
+            };
+        };
+        VideoAnalytics: {
+            video_id: string;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @enum {string} */
+            granularity: "hour" | "day";
+            totals: components["schemas"]["AnalyticsTotals"];
+            series: components["schemas"]["AnalyticsPoint"][];
+            breakdowns: components["schemas"]["AnalyticsBreakdowns"];
+            /** @description Viewers whose furthest position reached each 1 % of the video */
+            retention: {
+                second: number;
+                viewers: number;
+            }[];
+        };
+        AnalyticsTotals: {
+            views: number;
+            /** @description Distinct viewers per UTC day, added up over the days (hashes change daily by design) */
+            unique_viewers: number;
+            watch_time_seconds: number;
+            average_view_seconds: number;
+            startup_time_p50_ms: number | null;
+            startup_time_p95_ms: number | null;
+            /** @description Time stalled / (time playing + time stalled), in % */
+            rebuffer_percentage: number;
+            rebuffer_count: number;
+            rebuffer_seconds: number;
+            /** @description Share of views with an error (0–1) */
+            error_rate: number;
+            exits_before_start: number;
+            average_bitrate: number | null;
+        };
+        AnalyticsPoint: {
+            /** Format: date-time */
+            t: string;
+            views: number;
+            /** @description Distinct viewers per UTC day, added up over the days (hashes change daily by design) */
+            unique_viewers: number;
+            watch_time_seconds: number;
+            average_view_seconds: number;
+            startup_time_p50_ms: number | null;
+            startup_time_p95_ms: number | null;
+            /** @description Time stalled / (time playing + time stalled), in % */
+            rebuffer_percentage: number;
+            rebuffer_count: number;
+            rebuffer_seconds: number;
+            /** @description Share of views with an error (0–1) */
+            error_rate: number;
+            exits_before_start: number;
+            average_bitrate: number | null;
+        };
+        AnalyticsBreakdowns: {
+            browser: {
+                value: string;
+                views: number;
+                watch_time_seconds: number;
+            }[];
+            os: {
+                value: string;
+                views: number;
+                watch_time_seconds: number;
+            }[];
+            device: {
+                value: string;
+                views: number;
+                watch_time_seconds: number;
+            }[];
+            rendition: {
+                value: string;
+                views: number;
+                watch_time_seconds: number;
+            }[];
+        };
+        WorkspaceAnalytics: {
+            workspace_id: string;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @enum {string} */
+            granularity: "hour" | "day";
+            totals: components["schemas"]["AnalyticsTotals"];
+            series: components["schemas"]["AnalyticsPoint"][];
+            breakdowns: components["schemas"]["AnalyticsBreakdowns"];
+            top_videos: {
+                video_id: string;
+                title: string | null;
+                views: number;
+                watch_time_seconds: number;
+            }[];
         };
     };
     responses: never;
@@ -10736,6 +10922,320 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendBeacons: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BeaconEvent"] | components["schemas"]["BeaconEvent"][];
+                "text/plain": components["schemas"]["BeaconEvent"] | components["schemas"]["BeaconEvent"][];
+            };
+        };
+        responses: {
+            /** @description Accepted (or not countable) */
+            204: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    beaconsPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CORS headers */
+            204: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getVideoAnalytics: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                granularity?: "hour" | "day";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VideoAnalytics"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWorkspaceAnalytics: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                granularity?: "hour" | "day";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceAnalytics"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAnalyticsSdk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JavaScript */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/javascript": string;
+                };
+            };
+            /** @description Not modified */
+            304: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Internal error, without internals (`internal_error`) */
             500: {

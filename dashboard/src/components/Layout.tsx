@@ -10,6 +10,7 @@ const NAV: Array<[string, string]> = [
   ['/keys', 'API Keys'],
   ['/restrictions', 'Restrictions'],
   ['/webhooks', 'Webhooks'],
+  ['/analytics', 'Analytics'],
   ['/usage', 'Usage'],
 ];
 

@@ -4,6 +4,7 @@ import { CopyButton, ErrorNote, Progress, StatusBadge } from '../components/ui';
 import { bytes, duration, when } from '../format';
 import { useLoad, usePoll } from '../hooks';
 import { navigate } from '../router';
+import { VideoTabs } from './Analytics';
 
 interface Playback {
   hls_url: string;
@@ -26,6 +27,7 @@ export function VideoPage({ id }: { id: string }) {
   return (
     <>
       <h1>{v.title}</h1>
+      <VideoTabs id={v.id} current="overview" />
       <p>
         <StatusBadge video={v} /> {v.visibility} · {duration(v.duration_seconds)} · {v.width ? `${v.width}×${v.height}` : '—'} · {bytes(v.size_bytes)} · uploaded {when(v.created_at)}
       </p>

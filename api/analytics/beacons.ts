@@ -1,0 +1,114 @@
+import type Router from '@koa/router';
+import type { ParameterizedContext } from 'koa';
+import { classifyAgent } from '../../lib/analytics/agent';
+import type { RawEvent } from '../../lib/analytics/buffer';
+import { beaconBody, MAX_BEACON_BYTES, type BeaconEvent } from '../../lib/analytics/events';
+import { dayOf, viewerHash } from '../../lib/analytics/viewer';
+import { looksLikeToken } from '../../lib/playback/tokens';
+import type { Deps } from '../deps';
+import { ApiError, badRequest } from '../errors';
+import { clientAddress } from '../middleware/client';
+
+const CORS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'POST, OPTIONS',
+  'Access-Control-Allow-Headers': 'Content-Type',
+  'Access-Control-Max-Age': '86400',
+};
+// sendBeacon sends text/plain (a CORS-safelisted type: no preflight); fetch may send JSON.
+const TYPES = /^\s*(application\/json|text\/plain)\s*(;|$)/i;
+
+async function readBody(ctx: ParameterizedContext): Promise<string> {
+  if (Number(ctx.get('content-length') || 0) > MAX_BEACON_BYTES) throw new ApiError(413, 'payload_too_large', `Beacons are at most ${MAX_BEACON_BYTES} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BEACON_BYTES) throw new ApiError(413, 'payload_too_large', `Beacons are at most ${MAX_BEACON_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** What a subject resolves to: the video's workspace and id, or nothing countable. */
+type Resolved = { workspaceId: string; subjectId: string } | null;
+
+/**
+ * SPEC §18 beacons. Only subjects the caller could play count: a public or unlisted video by id,
+ * a private one only through a valid playback token for it. `ls_` live streams are accepted and
+ * not counted until live streams exist here. Whatever is not countable is dropped silently —
+ * the answer is 204 for every well-formed body, so a beacon tells nothing about a video.
+ */
+export function beaconRoutes(r: Router, deps: Deps): void {
+  const { hot } = deps;
+
+  const resolve = async (subject: string): Promise<Resolved> => {
+    if (subject.startsWith('ls_')) return null; // live streams (SPEC §17): counted once they exist
+    const ref = looksLikeToken(subject) ? { token: subject } : { id: subject };
+    const access = await hot.access.resolve(ref);
+    return access.kind === 'ok' ? { workspaceId: access.video.workspace_id, subjectId: access.video.id } : null;
+  };
+
+  r.options('/beacons', (ctx) => {
+    ctx.set(CORS);
+    ctx.status = 204;
+  });
+
+  r.post('/beacons', async (ctx) => {
+    ctx.set(CORS);
+    const type = ctx.get('content-type');
+    if (type && !TYPES.test(type)) throw badRequest('unsupported_content_type', 'Beacons are JSON, sent as application/json or text/plain');
+    const text = await readBody(ctx);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw badRequest('invalid_json', 'The beacon body is not valid JSON');
+    }
+    const parsed = beaconBody.safeParse(json);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join('.'), message: i.message }));
+      throw badRequest('invalid_beacon', 'The beacon is not a valid event or array of 1–100 events', issues);
+    }
+    const events: BeaconEvent[] = parsed.data;
+    const subjects = new Map<string, Promise<Resolved>>();
+    for (const e of events) if (!subjects.has(e.subject)) subjects.set(e.subject, resolve(e.subject));
+    const now = new Date();
+    const receivedAt = now.toISOString();
+    const day = dayOf(now);
+    const ua = ctx.get('user-agent');
+    // The client address (X-Forwarded-For only through TRUSTED_PROXIES) is used for the hash only, never stored.
+    const address = clientAddress(ctx);
+    let salt: Buffer | undefined;
+    const rows: RawEvent[] = [];
+    for (const e of events) {
+      const s = await subjects.get(e.subject)!;
+      if (!s) continue;
+      const start = e.event === 'viewstart';
+      if (start) salt ??= await hot.salt.get(now.getTime());
+      const agent = start ? classifyAgent(ua) : undefined;
+      rows.push({
+        day,
+        received_at: receivedAt,
+        view_id: e.view_id.toLowerCase(),
+        seq: e.seq,
+        subject_id: s.subjectId,
+        event: e.event,
+        position: e.position,
+        elapsed_ms: e.elapsed_ms ?? null,
+        watch_ms: e.watch_ms ?? null,
+        bitrate: e.bitrate ?? null,
+        rendition: e.rendition ?? null,
+        error_code: e.error_code ?? null,
+        workspace_id: start ? s.workspaceId : null,
+        viewer_hash: start ? viewerHash(salt!, address, ua, s.workspaceId) : null,
+        browser: agent?.browser ?? null,
+        os: agent?.os ?? null,
+        device: agent?.device ?? null,
+        player: start ? `${e.player.name}${e.player.version ? ` ${e.player.version}` : ''}` : null,
+      });
+    }
+    if (rows.length) hot.beacons.push(rows);
+    ctx.status = 204;
+  });
+}

@@ -1,0 +1,74 @@
+import type Router from '@koa/router';
+import type { ParameterizedContext } from 'koa';
+import { breakdownsOf, type Granularity, retentionOf, seriesOf, totalsOf } from '../../lib/analytics/math';
+import { hourAligned, readBuckets, type Window } from '../../lib/analytics/read';
+import { parseVideoId, videoPublicId } from '../../lib/ids';
+import type { Deps } from '../deps';
+import { badRequest, notFound } from '../errors';
+import { auth } from '../middleware/auth';
+import { parseQuery } from '../middleware/validate';
+import { analyticsQuery } from './schema';
+
+const DAY = 86400_000;
+const MAX_DAYS: Record<Granularity, number> = { hour: 31, day: 400 };
+
+/** Validated range: default the last 7 days; `from` < `to`; at most 31 days hourly, 400 days daily. */
+function rangeOf(ctx: ParameterizedContext): Window & { granularity: Granularity } {
+  const q = parseQuery(ctx, analyticsQuery);
+  const to = q.to ? new Date(q.to) : new Date();
+  const from = q.from ? new Date(q.from) : new Date(to.getTime() - 7 * DAY);
+  if (!(from < to)) throw badRequest('invalid_range', '`from` must be before `to`');
+  const granularity: Granularity = q.granularity ?? (to.getTime() - from.getTime() <= 2 * DAY ? 'hour' : 'day');
+  if (to.getTime() - from.getTime() > MAX_DAYS[granularity] * DAY) {
+    throw badRequest('invalid_range', `A range is at most ${MAX_DAYS[granularity]} days with granularity=${granularity}`);
+  }
+  return { ...hourAligned({ from, to }), granularity };
+}
+
+/** SPEC §18 reads: per video and per workspace (with top videos). */
+export function analyticsRoutes(r: Router, deps: Deps): void {
+  const { db } = deps;
+  const rollup = { rawDays: deps.config.analytics.rawDays, lookbackHours: deps.config.analytics.lookbackHours };
+
+  r.get('/videos/:id/analytics', async (ctx) => {
+    const { workspaceId } = auth(ctx);
+    const uuid = parseVideoId(ctx.params.id);
+    const video = uuid ? await db('videos').where({ id: uuid, workspace_id: workspaceId }).whereNull('deleted_at').first('id', 'duration_seconds') : undefined;
+    if (!video) throw notFound('Video');
+    const w = rangeOf(ctx);
+    const { hours, breakdowns } = await readBuckets(db, { kind: 'subject', subjectId: video.id }, w, rollup);
+    ctx.body = {
+      video_id: videoPublicId(video.id),
+      from: w.from.toISOString(),
+      to: w.to.toISOString(),
+      granularity: w.granularity,
+      totals: totalsOf(hours),
+      series: seriesOf(hours, w.from, w.to, w.granularity),
+      retention: retentionOf(hours, video.duration_seconds === null ? null : Number(video.duration_seconds)),
+      breakdowns: breakdownsOf(breakdowns),
+    };
+  });
+
+  r.get('/analytics', async (ctx) => {
+    const { workspaceId } = auth(ctx);
+    const w = rangeOf(ctx);
+    // A whole workspace's recent hours would cost a rollup per request: they come from the rollup's
+    // last run (every ANALYTICS_ROLLUP_EVERY_SECONDS, default 60), a video's from raw events.
+    const { hours: own, breakdowns, perSubject } = await readBuckets(db, { kind: 'workspace', workspaceId }, w, rollup, 'rollup');
+    const perVideo = [...perSubject.entries()].filter(([id]) => !id.startsWith('ls_'));
+    const top = perVideo.sort((a, b) => b[1].views - a[1].views || b[1].watch_ms - a[1].watch_ms).slice(0, 10);
+    const titles = new Map<string, string>(
+      top.length ? (await db('videos').whereIn('id', top.map(([id]) => id)).select('id', 'title')).map((v: { id: string; title: string }) => [v.id, v.title]) : [],
+    );
+    ctx.body = {
+      workspace_id: workspaceId,
+      from: w.from.toISOString(),
+      to: w.to.toISOString(),
+      granularity: w.granularity,
+      totals: totalsOf(own),
+      series: seriesOf(own, w.from, w.to, w.granularity),
+      breakdowns: breakdownsOf(breakdowns),
+      top_videos: top.map(([id, v]) => ({ video_id: videoPublicId(id), title: titles.get(id) ?? null, views: v.views, watch_time_seconds: Math.round(v.watch_ms) / 1000 })),
+    };
+  });
+}

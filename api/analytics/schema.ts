@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { EVENT_NAMES, MAX_BEACON_EVENTS } from '../../lib/analytics/events';
+
+const datetime = z.iso.datetime({ offset: true });
+
+/** `from`/`to` (ISO 8601; default the last 7 days) and `granularity` (default hour up to 2 days, else day). */
+export const analyticsQuery = z
+  .object({
+    from: datetime.optional().meta({ example: '2026-11-18T00:00:00Z' }),
+    to: datetime.optional().meta({ example: '2026-11-25T00:00:00Z' }),
+    granularity: z.enum(['hour', 'day']).optional(),
+  })
+  .strict();
+
+const n = z.number();
+const totalsShape = {
+  views: n.int(),
+  unique_viewers: n.int().meta({ description: 'Distinct viewers per UTC day, added up over the days (hashes change daily by design)' }),
+  watch_time_seconds: n,
+  average_view_seconds: n,
+  startup_time_p50_ms: n.nullable(),
+  startup_time_p95_ms: n.nullable(),
+  rebuffer_percentage: n.meta({ description: 'Time stalled / (time playing + time stalled), in %' }),
+  rebuffer_count: n.int(),
+  rebuffer_seconds: n,
+  error_rate: n.meta({ description: 'Share of views with an error (0–1)' }),
+  exits_before_start: n.int(),
+  average_bitrate: n.nullable(),
+};
+export const analyticsTotals = z.object(totalsShape).meta({ id: 'AnalyticsTotals' });
+const point = z.object({ t: z.iso.datetime(), ...totalsShape }).meta({ id: 'AnalyticsPoint' });
+const entry = z.object({ value: z.string(), views: n.int(), watch_time_seconds: n });
+const breakdowns = z
+  .object({ browser: z.array(entry), os: z.array(entry), device: z.array(entry), rendition: z.array(entry) })
+  .meta({ id: 'AnalyticsBreakdowns' });
+const common = {
+  from: z.iso.datetime(),
+  to: z.iso.datetime(),
+  granularity: z.enum(['hour', 'day']),
+  totals: analyticsTotals,
+  series: z.array(point),
+  breakdowns,
+};
+
+export const videoAnalytics = z
+  .object({
+    video_id: z.string(),
+    ...common,
+    retention: z.array(z.object({ second: n, viewers: n.int() })).meta({ description: 'Viewers whose furthest position reached each 1 % of the video' }),
+  })
+  .meta({ id: 'VideoAnalytics' });
+
+export const workspaceAnalytics = z
+  .object({
+    workspace_id: z.string(),
+    ...common,
+    top_videos: z.array(z.object({ video_id: z.string(), title: z.string().nullable(), views: n.int(), watch_time_seconds: n })),
+  })
+  .meta({ id: 'WorkspaceAnalytics' });
+
+/** For the API document only: the hot path validates with lib/analytics/events.ts. */
+const docEvent = z
+  .object({
+    view_id: z.uuid(),
+    seq: z.number().int().min(0),
+    subject: z.string().meta({ description: 'vid_… of a public/unlisted video, ls_… of a live stream, or a playback token (private videos)' }),
+    event: z.enum(EVENT_NAMES),
+    position: z.number().min(0),
+    rendition: z.string().optional(),
+    bitrate: z.number().int().optional(),
+    error_code: z.string().optional(),
+    elapsed_ms: z.number().int().optional().meta({ description: 'ms since the view began, on the player\'s clock' }),
+    watch_ms: z.number().int().optional().meta({ description: 'Playback time so far (cumulative)' }),
+    player: z.object({ name: z.string(), version: z.string().optional() }),
+  })
+  .meta({ id: 'BeaconEvent' });
+export const beaconDocBody = z.union([docEvent, z.array(docEvent).min(1).max(MAX_BEACON_EVENTS)]);

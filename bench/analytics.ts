@@ -1,0 +1,177 @@
+/**
+ * Viewer analytics (SPEC §18, issue 24), in one run:
+ *  1. beacon ingest (`POST /v1/beacons`, a batch of 5 events per request, 20,000 distinct views
+ *     repeated) at c connections against `/healthz` on the same API process, right before it;
+ *  2. the rollup's time over `--events` raw events (seeded with generate_series SQL over the last
+ *     23 hours across 50 videos);
+ *  3. the API's latency (p99) for the busiest video's analytics at that volume;
+ *  4. raw bytes per event on disk (heap + indexes of every partition).
+ *
+ *   npx tsx bench/analytics.ts --events 10000000 --seconds 10 --connections 50
+ *
+ * Needs what the tests need (Postgres, the Temporal CLI), as `./scripts/test` provisions them.
+ */
+import { execFile } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
+import { rollupWindow } from '../lib/analytics/rollup';
+import { parseVideoId } from '../lib/ids';
+import { spawnApi } from '../test/support/child';
+import { freePort } from '../test/support/services';
+import { startStack } from '../test/support/stack';
+import { runBench } from './run';
+
+const run = promisify(execFile);
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+const seconds = arg('seconds', 10);
+const connections = arg('connections', 50);
+const events = arg('events', 10_000_000);
+const VIDEOS = 50;
+
+// The load generator runs in its own process; every beacon request is a new view (5 events).
+const LOADER = `
+const autocannon = require('autocannon');
+const { randomUUID } = require('node:crypto');
+const o = JSON.parse(process.argv[1]);
+if (o.subject) {
+  // 20,000 distinct views made up front (then repeated: duplicates cost the server their index
+  // lookup), so the generator's own CPU does not weigh on the machine it shares with the server.
+  const names = ['viewstart', 'playing', 'heartbeat', 'heartbeat', 'viewend'];
+  const bodies = Array.from({ length: 20000 }, () => {
+    const view_id = randomUUID();
+    return JSON.stringify(names.map((event, seq) => ({ view_id, seq, subject: o.subject, event, position: seq * 10, elapsed_ms: seq * 10000, watch_ms: seq * 9000, rendition: '720p', bitrate: 2500000, player: { name: 'bench', version: '1' } })));
+  });
+  let i = 0;
+  o.requests = [{ method: 'POST', headers: { 'content-type': 'text/plain', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36' },
+    setupRequest: (req) => { req.body = bodies[i++ % bodies.length]; return req; } }];
+}
+autocannon(o, (err, r) => {
+  if (err) { console.error(err); process.exit(1); }
+  console.log(JSON.stringify({ rps: r.requests.average, p99: r.latency.p99, p50: r.latency.p50, non2xx: r.non2xx, errors: r.errors + r.timeouts, total: r.requests.total }));
+});`;
+
+interface Result {
+  rps: number;
+  p99: number;
+  p50: number;
+  non2xx: number;
+  errors: number;
+  total: number;
+}
+
+async function load(o: Record<string, unknown>): Promise<Result> {
+  const { stdout } = await run(process.execPath, ['-e', LOADER, JSON.stringify({ connections, duration: seconds, ...o })], { cwd: `${__dirname}/..`, maxBuffer: 1 << 20 });
+  return JSON.parse(stdout.trim().split('\n').pop()!);
+}
+
+async function main(): Promise<void> {
+  const env = { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000' };
+  const stack = await startStack({ workers: [], env });
+  const ws = await stack.newWorkspace('business');
+  const ids: string[] = [];
+  for (let i = 0; i < VIDEOS; i++) {
+    const { body } = await stack.post('/v1/upload/init', { filename: `v${i}.mp4`, size: 1000, content_type: 'video/mp4', visibility: 'public' }, ws.fullKey).expect(201);
+    ids.push(body.video_id);
+  }
+  const uuids = ids.map((id) => parseVideoId(id)!);
+  await stack.db('videos').whereIn('id', uuids).update({ duration_seconds: 600 });
+  const port = await freePort();
+  const api = await spawnApi({ ...stack.env, ...env, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
+
+  // 1. Ingest against the floor.
+  process.stdout.write('/healthz (floor)... ');
+  const floor = await load({ url: `${api.url}/healthz` });
+  console.log(`${Math.round(floor.rps)} req/s`);
+  process.stdout.write('POST /v1/beacons (5 events each)... ');
+  const ingest = await load({ url: `${api.url}/v1/beacons`, subject: ids[1] });
+  console.log(`${Math.round(ingest.rps)} req/s`);
+  await new Promise((r) => setTimeout(r, 2000)); // one flush interval
+  const { rows: written } = await stack.db.raw(`select count(*)::int as n from analytics_events where subject_id = ?`, [uuids[1]]);
+
+  // 2. Seed raw events with SQL: views of 10 events over the last 23 hours, spread over 50 videos.
+  const views = Math.ceil(events / 10);
+  process.stdout.write(`seeding ${events.toLocaleString('en')} raw events (${views.toLocaleString('en')} views)... `);
+  let t = performance.now();
+  await stack.db.raw(`select analytics_ensure_partitions(current_date - 2, current_date + 1)`);
+  await stack.db.raw(`create temporary table bench_subjects (i int primary key, subject text)`).catch(() => undefined);
+  await stack.db.raw(`insert into bench_subjects select ordinality - 1, s from unnest(?::text[]) with ordinality as s`, [`{${uuids.join(',')}}`]);
+  const seed = `
+    insert into analytics_events (day, received_at, view_id, seq, subject_id, event, position, elapsed_ms, watch_ms, bitrate, rendition, workspace_id, viewer_hash, browser, os, device, player)
+    select (st + e.s * interval '10 seconds')::date, st + e.s * interval '10 seconds', vid, e.s, subj,
+           case e.s when 0 then 'viewstart' when 1 then 'playing' when 9 then 'viewend' when 4 then 'rebufferstart' when 5 then 'rebufferend' else 'heartbeat' end,
+           e.s * 10, e.s * 10000 + case when e.s = 1 then (v % 2000) else 0 end, greatest(e.s - 1, 0) * 9000, 2500000, case when v % 3 = 0 then '360p' else '720p' end,
+           case when e.s = 0 then ? end, case when e.s = 0 then (v % 100000)::bigint end,
+           case when e.s = 0 then (array['Chrome','Safari','Firefox','Edge'])[1 + v % 4] end,
+           case when e.s = 0 then (array['Windows','macOS','iOS','Android','Linux'])[1 + v % 5] end,
+           case when e.s = 0 then (array['desktop','mobile','tablet'])[1 + v % 3] end,
+           case when e.s = 0 then 'bench 1' end
+      from (select v, md5('bench' || v)::uuid as vid,
+                   date_trunc('second', now()) - interval '23 hours' + (v::bigint * 82800 / ?) * interval '1 second' as st,
+                   (select subject from bench_subjects where i = v % ${VIDEOS}) as subj
+              from generate_series(1, ?) v) x
+      cross join generate_series(0, 9) e(s)`;
+  await stack.db.raw(seed, [ws.id, views, views]);
+  await stack.db.raw(`analyze analytics_events`);
+  const seedMs = performance.now() - t;
+  console.log(`${(seedMs / 1000).toFixed(1)} s`);
+
+  // 4. Bytes per event.
+  const { rows: size } = await stack.db.raw(`
+    select sum(pg_total_relation_size(c.oid))::bigint as bytes, (select count(*) from analytics_events)::bigint as n
+      from pg_inherits i join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent where p.relname = 'analytics_events'`);
+
+  // 3a. The rollup over the whole window (what a first run or a catch-up does).
+  const hour = 3600_000;
+  const from = new Date(Math.floor((Date.now() - 24 * hour) / hour) * hour);
+  const to = new Date(Math.floor(Date.now() / hour) * hour + hour);
+  process.stdout.write('rollup of the last 25 hours... ');
+  t = performance.now();
+  const r1 = await rollupWindow(stack.db, from, to, { rawDays: 30, lookbackHours: 3 });
+  const rollupMs = performance.now() - t;
+  console.log(`${(rollupMs / 1000).toFixed(1)} s (${r1.rows} hourly rows)`);
+  // 3b. A steady-state run: the last lookback + 1 hours.
+  t = performance.now();
+  await rollupWindow(stack.db, new Date(to.getTime() - 4 * hour), to, { rawDays: 30, lookbackHours: 3 });
+  const steadyMs = performance.now() - t;
+  await stack.db.raw(
+    `insert into analytics_rollup_state (id, final_before, last_run_at) values (true, ?, now()) on conflict (id) do update set final_before = excluded.final_before`,
+    [new Date(to.getTime() - 4 * hour).toISOString()],
+  );
+
+  if (process.argv.includes('--explain')) {
+    const { hourlySql } = await import('../lib/analytics/aggregate');
+    const q = hourlySql({ kind: 'subject', subjectId: uuids[0] }, new Date(to.getTime() - 4 * hour), to, 3);
+    const plan = await stack.db.raw(`explain (analyze, buffers) ${q.sql}`, q.bindings);
+    console.log(plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'));
+  }
+  // 3c. API latency: the busiest video's analytics (each request aggregates the last 4 hours from raw events).
+  const url = `${api.url}/v1/videos/${ids[0]}/analytics?from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(new Date().toISOString())}&granularity=hour`;
+  const sample = await (await fetch(url, { headers: { Authorization: `Bearer ${ws.fullKey}` } })).json();
+  process.stdout.write(`GET a video's analytics (${sample.totals.views.toLocaleString('en')} views)... `);
+  const read = await load({ url, headers: { Authorization: `Bearer ${ws.fullKey}` }, connections: 10 });
+  console.log(`p99 ${read.p99} ms`);
+  // One connection: close to the service time when the machine is busy.
+  const read1 = await load({ url, headers: { Authorization: `Bearer ${ws.fullKey}` }, connections: 1 });
+  const wsUrl = `${api.url}/v1/analytics?from=${encodeURIComponent(from.toISOString())}&granularity=hour`;
+  const wsRead = await load({ url: wsUrl, headers: { Authorization: `Bearer ${ws.fullKey}` }, connections: 10 });
+
+  await api.kill('SIGTERM');
+  const n = Number(size[0].n);
+  console.log(`\n| measure | figure |\n|---|---|`);
+  console.log(`| /healthz (floor), c=${connections} | ${Math.round(floor.rps)} req/s, p99 ${floor.p99} ms |`);
+  console.log(`| POST /v1/beacons (5 events), c=${connections} | ${Math.round(ingest.rps)} req/s (${(ingest.rps / floor.rps).toFixed(2)}× floor), p99 ${ingest.p99} ms, non-2xx ${ingest.non2xx}, errors ${ingest.errors} |`);
+  console.log(`| events accepted / written | ${(ingest.total * 5).toLocaleString('en')} / ${Number(written[0].n).toLocaleString('en')} |`);
+  console.log(`| seed ${n.toLocaleString('en')} raw events (SQL) | ${(seedMs / 1000).toFixed(1)} s |`);
+  console.log(`| rollup, 25 hours of ${n.toLocaleString('en')} events | ${(rollupMs / 1000).toFixed(1)} s |`);
+  console.log(`| rollup, steady state (last 4 hours) | ${(steadyMs / 1000).toFixed(1)} s |`);
+  console.log(`| GET /v1/videos/{id}/analytics (${sample.totals.views.toLocaleString('en')} views), c=10 | p50 ${read.p50} ms, p99 ${read.p99} ms, ${Math.round(read.rps)} req/s, non-2xx ${read.non2xx} |`);
+  console.log(`| same, c=1 | p50 ${read1.p50} ms, p99 ${read1.p99} ms |`);
+  console.log(`| GET /v1/analytics (workspace, 50 videos), c=10 | p50 ${wsRead.p50} ms, p99 ${wsRead.p99} ms, non-2xx ${wsRead.non2xx} |`);
+  console.log(`| raw bytes per event on disk (heap + indexes) | ${Math.round(Number(size[0].bytes) / n)} |`);
+  await stack.close();
+}
+
+runBench(main);

@@ -1,0 +1,209 @@
+import { useState } from 'preact/hooks';
+import { api, qs } from '../api';
+import { AreaChart, BarList, type Point } from '../components/charts';
+import { ErrorNote, Link } from '../components/ui';
+import { useLoad } from '../hooks';
+
+// SPEC §18 in the dashboard: a video's Analytics tab and the workspace overview.
+
+interface Totals {
+  views: number;
+  unique_viewers: number;
+  watch_time_seconds: number;
+  average_view_seconds: number;
+  startup_time_p50_ms: number | null;
+  startup_time_p95_ms: number | null;
+  rebuffer_percentage: number;
+  error_rate: number;
+  exits_before_start: number;
+}
+interface Entry {
+  value: string;
+  views: number;
+  watch_time_seconds: number;
+}
+interface Report {
+  from: string;
+  to: string;
+  granularity: 'hour' | 'day';
+  totals: Totals;
+  series: Array<{ t: string; views: number; watch_time_seconds: number }>;
+  breakdowns: Record<'browser' | 'os' | 'device' | 'rendition', Entry[]>;
+  retention?: Array<{ second: number; viewers: number }>;
+  top_videos?: Array<{ video_id: string; title: string | null; views: number; watch_time_seconds: number }>;
+}
+
+const RANGES: Array<[string, number]> = [
+  ['24 hours', 1],
+  ['7 days', 7],
+  ['30 days', 30],
+];
+
+function useReport(path: string, days: number) {
+  return useLoad(() => {
+    const to = new Date();
+    const from = new Date(to.getTime() - days * 86400_000);
+    return api<Report>('GET', `${path}${qs({ from: from.toISOString(), to: to.toISOString(), granularity: days <= 2 ? 'hour' : 'day' })}`);
+  }, [path, days]);
+}
+
+function RangePicker({ days, onChange }: { days: number; onChange: (d: number) => void }) {
+  return (
+    <label class="range">
+      Period
+      <select value={String(days)} onChange={(e) => onChange(Number((e.target as HTMLSelectElement).value))}>
+        {RANGES.map(([label, d]) => (
+          <option key={d} value={String(d)}>
+            Last {label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+const hms = (s: number) => (s >= 3600 ? `${(s / 3600).toFixed(1)} h` : s >= 60 ? `${(s / 60).toFixed(1)} min` : `${s.toFixed(0)} s`);
+const ms = (v: number | null) => (v === null ? '—' : v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${v} ms`);
+
+function Kpis({ t }: { t: Totals }) {
+  const items: Array<[string, string]> = [
+    ['Views', t.views.toLocaleString()],
+    ['Unique viewers', t.unique_viewers.toLocaleString()],
+    ['Watch time', hms(t.watch_time_seconds)],
+    ['Average view', hms(t.average_view_seconds)],
+    ['Startup p50', ms(t.startup_time_p50_ms)],
+    ['Startup p95', ms(t.startup_time_p95_ms)],
+    ['Rebuffering', `${t.rebuffer_percentage.toFixed(1)} %`],
+    ['Error rate', `${(t.error_rate * 100).toFixed(1)} %`],
+    ['Exits before start', t.exits_before_start.toLocaleString()],
+  ];
+  return (
+    <dl class="kpis">
+      {items.map(([k, v]) => (
+        <div class="kpi" key={k}>
+          <dt>{k}</dt>
+          <dd>{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+const tLabel = (iso: string, g: 'hour' | 'day') => {
+  const d = new Date(iso);
+  return g === 'hour' ? `${String(d.getHours()).padStart(2, '0')}:00` : d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+};
+
+function Series({ r }: { r: Report }) {
+  const views: Point[] = r.series.map((p) => ({ label: tLabel(p.t, r.granularity), value: p.views }));
+  const watch: Point[] = r.series.map((p) => ({ label: tLabel(p.t, r.granularity), value: Math.round((p.watch_time_seconds / 60) * 10) / 10 }));
+  return (
+    <>
+      <AreaChart title="Views" points={views} unit="views" />
+      <AreaChart title="Watch time (minutes)" points={watch} unit="min" />
+    </>
+  );
+}
+
+function Breakdowns({ b }: { b: Report['breakdowns'] }) {
+  return (
+    <>
+      <h2>Breakdowns</h2>
+      <div class="breakdowns">
+        <BarList title="Browser" rows={b.browser} />
+        <BarList title="Operating system" rows={b.os} />
+        <BarList title="Device" rows={b.device} />
+        <BarList title="Rendition" rows={b.rendition} />
+      </div>
+    </>
+  );
+}
+
+/** The Overview / Analytics tabs of a video's page. */
+export function VideoTabs({ id, current }: { id: string; current: 'overview' | 'analytics' }) {
+  return (
+    <nav class="tabs" aria-label="Video">
+      <Link to={`/videos/${id}`} current={current === 'overview'}>
+        Overview
+      </Link>
+      <Link to={`/videos/${id}/analytics`} current={current === 'analytics'}>
+        Analytics
+      </Link>
+    </nav>
+  );
+}
+
+export function VideoAnalyticsPage({ id }: { id: string }) {
+  const [days, setDays] = useState(7);
+  const { data: video } = useLoad(() => api<{ title: string }>('GET', `/videos/${id}`), [id]);
+  const { data: r, error } = useReport(`/videos/${id}/analytics`, days);
+  return (
+    <>
+      <h1>{video?.title ?? 'Video'}</h1>
+      <VideoTabs id={id} current="analytics" />
+      <RangePicker days={days} onChange={setDays} />
+      {!r ? (
+        <ErrorNote error={error} />
+      ) : (
+        <>
+          <Kpis t={r.totals} />
+          <Series r={r} />
+          {r.retention && r.retention.length > 0 && (
+            <AreaChart
+              title="Audience retention (viewers still watching)"
+              points={r.retention.filter((_, i) => i % 5 === 0).map((p) => ({ label: `${Math.round(p.second)} s`, value: p.viewers }))}
+              unit="viewers"
+            />
+          )}
+          <Breakdowns b={r.breakdowns} />
+        </>
+      )}
+    </>
+  );
+}
+
+export function AnalyticsOverviewPage() {
+  const [days, setDays] = useState(7);
+  const { data: r, error } = useReport('/analytics', days);
+  return (
+    <>
+      <h1>Analytics</h1>
+      <p class="muted">Cookieless: no cookies, no stored addresses; unique viewers are counted per day.</p>
+      <RangePicker days={days} onChange={setDays} />
+      {!r ? (
+        <ErrorNote error={error} />
+      ) : (
+        <>
+          <Kpis t={r.totals} />
+          <Series r={r} />
+          <h2>Top videos</h2>
+          {r.top_videos?.length ? (
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Video</th>
+                  <th scope="col" class="num">Views</th>
+                  <th scope="col" class="num">Watch time</th>
+                </tr>
+              </thead>
+              <tbody>
+                {r.top_videos.map((v) => (
+                  <tr key={v.video_id}>
+                    <td>
+                      <Link to={`/videos/${v.video_id}/analytics`}>{v.title ?? v.video_id}</Link>
+                    </td>
+                    <td class="num">{v.views.toLocaleString()}</td>
+                    <td class="num">{hms(v.watch_time_seconds)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : (
+            <p class="muted">No views in this period.</p>
+          )}
+          <Breakdowns b={r.breakdowns} />
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,169 @@
+import { raw, sql, type Fragment } from './sql';
+
+/**
+ * Upper bounds (ms) of the startup-time histogram's buckets; bucket i holds values below
+ * STARTUP_BUCKETS_MS[i] (and at least the previous bound), the last one everything above.
+ */
+export const STARTUP_BUCKETS_MS = [
+  50, 100, 150, 200, 250, 300, 400, 500, 600, 700, 800, 900, 1000, 1250, 1500, 1750, 2000, 2500, 3000, 3500, 4000, 5000, 6000, 7000, 8000, 10000, 12500,
+  15000, 20000, 30000, 45000, 60000,
+];
+/** Retention is kept in 101 steps of a video's duration (0 %, 1 %, … 100 %). */
+export const RETENTION_STEPS = 100;
+
+/** Which views an aggregation covers: every subject (the rollup), one subject, or one workspace (with its videos). */
+export type Scope = { kind: 'all' } | { kind: 'subject'; subjectId: string } | { kind: 'workspace'; workspaceId: string };
+
+export interface HourRow {
+  hour: Date;
+  subject_id: string;
+  workspace_id: string;
+  views: number;
+  new_viewers: number;
+  watch_ms: number;
+  started: number;
+  startup_ms_sum: number;
+  startup_hist: Record<string, number>;
+  rebuffers: number;
+  rebuffer_ms: number;
+  errors: number;
+  exits_before_start: number;
+  bitrate_sum: number;
+  bitrate_views: number;
+  retention_hist: Record<string, number> | null;
+}
+
+export interface BreakdownRow {
+  hour: Date;
+  subject_id: string;
+  dimension: 'browser' | 'os' | 'device' | 'rendition';
+  value: string;
+  views: number;
+  watch_ms: number;
+}
+
+const scopeFilter = (scope: Scope): Fragment =>
+  scope.kind === 'subject' ? sql` and subject_id = ${scope.subjectId}` : scope.kind === 'workspace' ? sql` and workspace_id = ${scope.workspaceId}` : raw('');
+
+/**
+ * The per-view metrics of every view that started (its `viewstart` arrived) in [from, to), as
+ * CTEs `pv` (one row per view and subject; a workspace scope adds a copy of each view under the
+ * workspace's id) and `s0` (the starts of the day so far, for first-seen viewers).
+ *
+ * A view's events count when they arrive before its start hour + `lateHours`: that is what makes
+ * an hour final (nothing can change it after hour + lateHours) and the rollup re-runnable.
+ * Events must name the view's own subject: a forged view_id cannot add to someone else's video.
+ */
+function perView(scope: Scope, from: Date, to: Date, lateHours: number): Fragment {
+  const dayStart = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate()));
+  const lateTo = new Date(to.getTime() + lateHours * 3600_000);
+  const d = (t: Date) => t.toISOString().slice(0, 10);
+  const copies = scope.kind === 'subject' ? raw('') : raw(`union all select view_id, workspace_id, true, workspace_id, hour, day, viewer_hash, browser, os, device from v`);
+  return sql`
+    s0 as (
+      select view_id, subject_id, workspace_id, date_trunc('hour', received_at) as hour, day, received_at, viewer_hash, browser, os, device
+        from analytics_events
+       where event = 'viewstart' and day >= ${d(dayStart)}::date and day <= ${d(to)}::date
+         and received_at >= ${dayStart.toISOString()}::timestamptz and received_at < ${to.toISOString()}::timestamptz ${scopeFilter(scope)}
+    ),
+    v as (
+      select distinct on (view_id) * from s0 where received_at >= ${from.toISOString()}::timestamptz order by view_id, received_at
+    ),
+    ev as (
+      -- Per view through the (view_id, seq, day) index: a video's recent views cost their own
+      -- events, never a scan of everyone's events in the window.
+      select e.view_id, e.event, e.position, e.elapsed_ms, e.watch_ms, e.bitrate, e.rendition,
+             lead(e.elapsed_ms) over (partition by e.view_id order by e.seq) as next_elapsed
+        from v cross join lateral (
+          select * from analytics_events e
+           where e.view_id = v.view_id and e.subject_id = v.subject_id
+             and e.day >= ${d(from)}::date and e.day <= ${d(lateTo)}::date
+             and e.received_at >= ${from.toISOString()}::timestamptz and e.received_at < v.hour + ${lateHours} * interval '1 hour'
+        ) e
+    ),
+    m as (
+      select ev.view_id,
+             coalesce(max(ev.watch_ms), 0) as watch_ms,
+             bool_or(ev.event = 'playing') as started,
+             min(ev.elapsed_ms) filter (where ev.event = 'playing') - coalesce(min(ev.elapsed_ms) filter (where ev.event = 'viewstart'), 0) as startup_ms,
+             count(*) filter (where ev.event = 'rebufferstart') as rebuffers,
+             coalesce(sum(greatest(coalesce(ev.next_elapsed, ev.elapsed_ms) - ev.elapsed_ms, 0)) filter (where ev.event = 'rebufferstart'), 0) as rebuffer_ms,
+             bool_or(ev.event = 'error') as errored,
+             bool_or(ev.event in ('viewend', 'ended')) as ended,
+             avg(ev.bitrate) filter (where ev.bitrate > 0) as bitrate,
+             max(ev.position) as furthest,
+             mode() within group (order by ev.rendition) filter (where ev.rendition is not null) as rendition
+        from ev group by ev.view_id
+    ),
+    pv0 as (
+      select view_id, subject_id, false as is_ws, workspace_id, hour, day, viewer_hash, browser, os, device from v
+      ${copies}
+    ),
+    pv as (
+      select p.*, m.watch_ms, m.started, greatest(m.startup_ms, 0) as startup_ms, m.rebuffers, m.rebuffer_ms, m.errored,
+             (not m.started and m.ended and not m.errored) as exited, m.bitrate, m.furthest, m.rendition,
+             case when p.is_ws or p.subject_id like 'ls\\_%' then null
+                  else (select duration_seconds from videos where id = cast(case when p.subject_id like 'ls\\_%' then null else p.subject_id end as uuid)) end as duration
+        from pv0 p join m using (view_id)
+    )`;
+}
+
+/** Hourly buckets (HourRow) for views that started in [from, to). */
+export function hourlySql(scope: Scope, from: Date, to: Date, lateHours: number): Fragment {
+  const wsFirst =
+    scope.kind === 'subject' ? raw('') : raw(`union all select workspace_id, viewer_hash, min(hour) from s0 where viewer_hash is not null group by day, workspace_id, viewer_hash`);
+  return sql`
+    with ${perView(scope, from, to, lateHours)},
+    nv as (
+      select first_hour as hour, subject_id, count(*)::int as n from (
+        select subject_id, viewer_hash, min(hour) as first_hour from s0 where viewer_hash is not null group by day, subject_id, viewer_hash
+        ${wsFirst}
+      ) f(subject_id, viewer_hash, first_hour) where first_hour >= ${from.toISOString()}::timestamptz group by 1, 2
+    ),
+    sh as (
+      select hour, subject_id, jsonb_object_agg(b, n) as h from (
+        select hour, subject_id, width_bucket(startup_ms, ${`{${STARTUP_BUCKETS_MS.join(',')}}`}::int[]) as b, count(*) as n
+          from pv where started and startup_ms is not null group by 1, 2, 3
+      ) x group by 1, 2
+    ),
+    rh as (
+      select hour, subject_id, jsonb_object_agg(b, n) as h from (
+        select hour, subject_id, least(${RETENTION_STEPS}, floor(${RETENTION_STEPS} * furthest / duration))::int as b, count(*) as n
+          from pv where duration > 0 and furthest is not null group by 1, 2, 3
+      ) x group by 1, 2
+    ),
+    agg as (
+      select hour, subject_id, min(workspace_id) as workspace_id,
+             count(*)::int as views,
+             sum(watch_ms)::bigint as watch_ms,
+             count(*) filter (where started)::int as started,
+             coalesce(sum(startup_ms) filter (where started and startup_ms is not null), 0)::bigint as startup_ms_sum,
+             sum(rebuffers)::int as rebuffers,
+             sum(rebuffer_ms)::bigint as rebuffer_ms,
+             count(*) filter (where errored)::int as errors,
+             count(*) filter (where exited)::int as exits_before_start,
+             coalesce(sum(bitrate), 0)::float8 as bitrate_sum,
+             count(bitrate)::int as bitrate_views,
+             bool_or(not is_ws and subject_id not like 'ls\\_%') as is_video
+        from pv group by hour, subject_id
+    )
+    select agg.hour, agg.subject_id, agg.workspace_id, agg.views, coalesce(nv.n, 0) as new_viewers, agg.watch_ms, agg.started, agg.startup_ms_sum,
+           coalesce(sh.h, '{}'::jsonb) as startup_hist, agg.rebuffers, agg.rebuffer_ms, agg.errors, agg.exits_before_start, agg.bitrate_sum, agg.bitrate_views,
+           case when agg.is_video then coalesce(rh.h, '{}'::jsonb) end as retention_hist
+      from agg
+      left join nv using (hour, subject_id)
+      left join sh using (hour, subject_id)
+      left join rh using (hour, subject_id)`;
+}
+
+/** Views and watch time per browser, OS, device class and (most watched) rendition, per hour and subject. */
+export function breakdownSql(scope: Scope, from: Date, to: Date, lateHours: number): Fragment {
+  return sql`
+    with ${perView(scope, from, to, lateHours)}
+    select hour, subject_id, dimension, value, count(*)::int as views, sum(watch_ms)::bigint as watch_ms from (
+      select hour, subject_id, 'browser' as dimension, coalesce(browser, 'Unknown') as value, watch_ms from pv
+      union all select hour, subject_id, 'os', coalesce(os, 'Unknown'), watch_ms from pv
+      union all select hour, subject_id, 'device', coalesce(device, 'other'), watch_ms from pv
+      union all select hour, subject_id, 'rendition', rendition, watch_ms from pv where rendition is not null
+    ) x group by 1, 2, 3, 4`;
+}

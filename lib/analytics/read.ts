@@ -1,0 +1,80 @@
+import type { Db } from '../db';
+import { breakdownSql, hourlySql, type BreakdownRow, type HourRow, type Scope } from './aggregate';
+import { floorHour, lateHoursOf, readFinalBefore, type RollupOptions } from './rollup';
+
+const HOUR_COLUMNS = `hour, subject_id, workspace_id, views, new_viewers, watch_ms, started, startup_ms_sum, startup_hist, rebuffers, rebuffer_ms,
+  errors, exits_before_start, bitrate_sum, bitrate_views, retention_hist`;
+
+export interface Window {
+  from: Date;
+  to: Date;
+}
+
+/** Hours [from, to) rounded out to whole hours: buckets are hourly. */
+export function hourAligned(w: Window): Window {
+  return { from: new Date(floorHour(w.from.getTime())), to: new Date(Math.ceil(w.to.getTime() / 3600_000) * 3600_000) };
+}
+
+/**
+ * Hourly buckets and breakdowns of a scope over [from, to): final hours from the rollup tables,
+ * the rest (at most lookback + 1 hours) computed from raw events now — which is why an event
+ * shows in the API as soon as its batch is flushed (≈1 s), whatever the rollup's schedule.
+ */
+export interface Buckets {
+  /** The scope's own hourly rows (a video's, or the whole workspace's). */
+  hours: HourRow[];
+  breakdowns: BreakdownRow[];
+  /** Workspace scope: views and watch time per video subject, for the top list. */
+  perSubject: Map<string, { views: number; watch_ms: number }>;
+}
+
+export async function readBuckets(
+  db: Db,
+  scope: Exclude<Scope, { kind: 'all' }>,
+  w: Window,
+  o: RollupOptions,
+  fresh: 'raw' | 'rollup' = 'raw',
+): Promise<Buckets> {
+  const finalBefore = (await readFinalBefore(db))?.getTime() ?? -Infinity;
+  // 'rollup': every hour the rollup has (non-final ones as of its last run, ≤ one interval old);
+  // raw events only when it has never run.
+  const cut = fresh === 'rollup' && finalBefore > -Infinity ? Infinity : finalBefore;
+  const split = new Date(Math.min(w.to.getTime(), Math.max(w.from.getTime(), cut)));
+  const own = scope.kind === 'subject' ? scope.subjectId : scope.workspaceId;
+  const out: Buckets = { hours: [], breakdowns: [], perSubject: new Map() };
+  const add = (subject: string, views: number, watchMs: number) => {
+    const e = out.perSubject.get(subject) ?? { views: 0, watch_ms: 0 };
+    e.views += views;
+    e.watch_ms += watchMs;
+    out.perSubject.set(subject, e);
+  };
+  if (split > w.from) {
+    const range = [w.from.toISOString(), split.toISOString()];
+    const [h, b, per] = await Promise.all([
+      db.raw(`select ${HOUR_COLUMNS} from analytics_hourly where subject_id = ? and hour >= ? and hour < ?`, [own, ...range]),
+      db.raw(`select hour, subject_id, dimension, value, views, watch_ms from analytics_hourly_breakdowns where subject_id = ? and hour >= ? and hour < ?`, [own, ...range]),
+      scope.kind === 'workspace'
+        ? db.raw(
+            `select subject_id, sum(views)::int as views, sum(watch_ms)::bigint as watch_ms from analytics_hourly
+              where workspace_id = ? and subject_id <> ? and hour >= ? and hour < ? group by subject_id`,
+            [own, own, ...range],
+          )
+        : Promise.resolve({ rows: [] }),
+    ]);
+    out.hours.push(...h.rows);
+    out.breakdowns.push(...b.rows);
+    for (const r of per.rows as Array<{ subject_id: string; views: number; watch_ms: number }>) add(r.subject_id, r.views, Number(r.watch_ms));
+  }
+  if (w.to > split) {
+    const late = lateHoursOf(o);
+    const h = hourlySql(scope, split, w.to, late);
+    const b = breakdownSql(scope, split, w.to, late);
+    const [hr, br] = await Promise.all([db.raw(h.sql, h.bindings), db.raw(b.sql, b.bindings)]);
+    for (const r of hr.rows as HourRow[]) {
+      if (r.subject_id === own) out.hours.push(r);
+      else add(r.subject_id, r.views, Number(r.watch_ms));
+    }
+    out.breakdowns.push(...(br.rows as BreakdownRow[]).filter((r) => r.subject_id === own));
+  }
+  return out;
+}
