@@ -67,6 +67,10 @@ export function broadcastActivities(deps: ActivityDeps) {
           passthrough: s.passthrough ?? ls.passthrough ?? null,
           live_stream_id: ls.id,
           is_live: true,
+          // SPEC §20: the recording keeps the stream's restriction (null: the workspace's default).
+          playback_restriction_id: ls.playback_restriction_id ?? null,
+          // Null (a stream older than the column): the videos trigger applies the workspace default.
+          encryption: ls.encryption ?? null,
         });
         if (s.tags?.length) await setVideoTags(tx, ls.workspace_id, videoId, s.tags);
         await tx('live_streams').where({ id: ls.id }).update({ active_video_id: videoId, updated_at: tx.fn.now() });

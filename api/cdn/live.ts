@@ -1,36 +1,78 @@
-// `{cdn_url}/live/<ls_id>/…` (SPEC §17): the live multivariant playlist, each rung's sliding
+// `{cdn_url}/live/<ls_id|token>/…` (SPEC §17): the live multivariant playlist, each rung's sliding
 // window (written per request from live_segments rows, with EXT-X-PROGRAM-DATE-TIME stamped at
 // ingest), and the segments, which are the broadcast's recording's own files in storage.
+// SPEC §20: the stream's restriction on every request; an `aes-128` broadcast's media playlists
+// get #EXT-X-KEY and its segments are encrypted here with the recording's key (the video path's
+// code, lib/protection/hls.ts), and `<token>/key` gives that key to a playback token of the
+// recording only (a token's subject is the broadcast whose recording it names).
 import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import { parseId } from '../../lib/ids';
 import { livePlaylist, masterPlaylist, measuredBandwidth, type SegmentRow } from '../../lib/live/playlists';
 import { mountPath } from '../../lib/playback/urls';
+import { liveRestriction, liveRestrictionColumn } from '../../lib/live/restriction';
+import { type PlaybackGrant, verifyPlaybackToken } from '../../lib/playback/tokens';
+import { encryptedSegment, restrictedCacheControl, viewerRefusal } from '../../lib/protection/enforce';
+import { encryptedMediaPlaylist } from '../../lib/protection/hls';
+import { videoContentKey } from '../../lib/protection/keys';
+import { type Restriction, selfOriginsOf } from '../../lib/protection/restriction';
 import { keys } from '../../lib/storage';
 import type { Deps } from '../deps';
 import { forbidden, notFound } from '../errors';
 import { CDN_EXPOSE_HEADERS } from './files';
+import { viewerOf } from './protected';
 
 const PLAYLIST = 'application/vnd.apple.mpegurl';
 const RUNG_RE = /^(?:[1-9][0-9]{1,4}p|source)$/;
 const SEG_RE = /^seg_[0-9]{6}\.ts$/;
 
+interface Broadcast {
+  workspaceId: string;
+  videoId: string;
+  windowSeconds: number;
+  targetFloor: number;
+  restriction: Restriction | null;
+  grant: PlaybackGrant | null;
+  /** The recording is `aes-128`: its key encrypts the live segments too. */
+  encrypted: boolean;
+}
+
 export function liveCdnRoutes(r: Router, deps: Deps): void {
   const { db, config, storage } = deps;
   const base = `${mountPath(config.cdnUrl)}/live/`;
+  const self = selfOriginsOf(config);
 
   /** The broadcast going on (or the one just ended, until its recording is finished). */
-  async function resolve(ctx: ParameterizedContext, subject: string): Promise<{ workspaceId: string; videoId: string; windowSeconds: number; targetFloor: number }> {
+  async function resolve(ctx: ParameterizedContext, subject: string): Promise<Broadcast> {
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Access-Control-Expose-Headers', CDN_EXPOSE_HEADERS);
     const id = parseId('ls', subject);
-    const ls = id ? await db('live_streams').where({ id }).whereNull('deleted_at').first('workspace_id', 'visibility', 'active_video_id', 'latency_mode') : undefined;
+    // Not a stream id: a playback token of a broadcast's recording (the live embed page mints one
+    // for an encrypted broadcast; GET /v1/playback/{recording} too). A bad token is no stream.
+    const grant = id ? null : await verifyPlaybackToken(config.playback, subject);
+    if (!id && !grant) throw notFound('Live stream');
+    const q = db('live_streams as l').whereNull('l.deleted_at');
+    if (id) q.where('l.id', id);
+    else q.where('l.active_video_id', grant!.videoUuid);
+    const ls = await q.first(
+      'l.workspace_id', 'l.visibility', 'l.active_video_id', 'l.latency_mode', liveRestrictionColumn(db),
+      db.raw(`(select v.encryption from videos v where v.id = l.active_video_id) as encryption`),
+    );
     if (!ls) throw notFound('Live stream');
-    // Signed tokens for live streams are not issued yet: a private stream does not play by id.
-    if (ls.visibility === 'private') throw forbidden('forbidden', 'This live stream is private');
+    // A private stream plays only with a token of its recording.
+    if (ls.visibility === 'private' && !grant) throw forbidden('forbidden', 'This live stream is private');
+    // SPEC §20 on every live request (playlists, segments, key): the embedding page's Referer, else
+    // Origin, against the stream's restriction, read with the stream's row (no cached decision),
+    // and a token's `ip` claim.
+    const restriction = liveRestriction(ls.restriction);
+    const refused = viewerRefusal({ restriction }, grant, viewerOf(ctx), self);
+    if (refused) throw forbidden('playback_restricted', refused);
     if (!ls.active_video_id) throw notFound('Broadcast');
     const seg = ls.latency_mode === 'low' ? config.live.lowLatencySegmentSeconds : config.live.segmentSeconds;
-    return { workspaceId: ls.workspace_id, videoId: ls.active_video_id, windowSeconds: config.live.windowSeconds, targetFloor: Math.ceil(seg) };
+    return {
+      workspaceId: ls.workspace_id, videoId: ls.active_video_id, windowSeconds: config.live.windowSeconds, targetFloor: Math.ceil(seg),
+      restriction, grant, encrypted: ls.encryption === 'aes-128',
+    };
   }
 
   r.options(`${base}*rest`, (ctx) => {
@@ -67,7 +109,20 @@ export function liveCdnRoutes(r: Router, deps: Deps): void {
     ).rows;
     ctx.set('Cache-Control', 'no-cache');
     ctx.type = PLAYLIST;
-    ctx.body = livePlaylist(rows, { mediaSequence: before, discontinuitySequence: discs, targetFloor: b.targetFloor });
+    const text = livePlaylist(rows, { mediaSequence: before, discontinuitySequence: discs, targetFloor: b.targetFloor });
+    ctx.body = b.encrypted
+      ? encryptedMediaPlaylist(text, `${config.cdnUrl}/live/${ctx.params.subject}/key`, await videoContentKey(db, config.protection, b.videoId), ctx.params.rung)
+      : text;
+  });
+
+  // The AES-128 key of an encrypted broadcast: only to a playback token (never to a bare stream id).
+  r.get(`${base}:subject/key`, async (ctx) => {
+    const b = await resolve(ctx, ctx.params.subject);
+    if (!b.grant) throw forbidden('forbidden', 'The key is given only to a valid playback token of the recording (GET /playback/{id})');
+    if (!b.encrypted) throw notFound('Key');
+    ctx.set('Cache-Control', 'private, no-store');
+    ctx.type = 'application/octet-stream';
+    ctx.body = Buffer.from(await videoContentKey(db, config.protection, b.videoId));
   });
 
   r.get(`${base}:subject/:rung/:file`, async (ctx) => {
@@ -75,8 +130,18 @@ export function liveCdnRoutes(r: Router, deps: Deps): void {
     const b = await resolve(ctx, ctx.params.subject);
     const obj = await storage.get(`${keys.rendition(b.workspaceId, b.videoId, ctx.params.rung)}${ctx.params.file}`);
     if (!obj) throw notFound('File');
-    ctx.set('Cache-Control', 'public, max-age=60');
+    // A restricted stream's segments must not be handed to any site by a shared cache.
+    ctx.set('Cache-Control', restrictedCacheControl(b, 'public, max-age=60'));
     ctx.type = 'video/mp2t';
+    if (b.encrypted) {
+      // Whole-segment AES-128-CBC with the IV the playlist names (same as the recording's, so the
+      // finished recording on /v/ serves the same bytes).
+      const chunks: Buffer[] = [];
+      for await (const c of obj.body) chunks.push(c as Buffer);
+      const key = await videoContentKey(db, config.protection, b.videoId);
+      ctx.body = encryptedSegment(key, ctx.params.rung, ctx.params.file, Buffer.concat(chunks), false);
+      return;
+    }
     ctx.length = obj.size;
     ctx.body = obj.body;
   });

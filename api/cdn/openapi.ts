@@ -96,7 +96,9 @@ export function cdnDocs(d: DocContext): void {
     responses: { 200: file('video/mp2t', 'MPEG-TS segment'), 206: file('video/mp2t', 'Partial content'), 304: notModified },
   });
   // SPEC §17 live playback (api/cdn/live.ts)
-  const live = z.string().meta({ description: 'A `ls_` id (public and unlisted live streams)' });
+  const live = z.string().meta({
+    description: 'A `ls_` id (public and unlisted live streams) or a playback token of the broadcast\'s recording. The stream\'s playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`.',
+  });
   const liveCommon = { tag: 'CDN', auth: false, servers, errors: [403, 404] } as const;
   const base = mountPath(d.config.cdnUrl);
   operation(d, {
@@ -111,6 +113,11 @@ export function cdnDocs(d: DocContext): void {
     ...liveCommon, method: 'get', path: '/live/{subject}/{rung}/{file}', koaRoute: `${base}/live/:subject/:rung/:file`, operationId: 'cdnLiveSegment',
     summary: 'A live segment (`seg_NNNNNN.ts`)', params: z.object({ subject: live, rung, file: z.string().meta({ example: 'seg_000001.ts' }) }),
     responses: { 200: file('video/mp2t', 'MPEG-TS segment') },
+  });
+  operation(d, {
+    ...liveCommon, method: 'get', path: '/live/{subject}/key', koaRoute: `${base}/live/:subject/key`, operationId: 'cdnLiveKey',
+    summary: "An `aes-128` broadcast's AES-128 key (its recording's, 16 bytes), to a playback token of the recording only",
+    params: z.object({ subject: live }), responses: { 200: file('application/octet-stream', 'The key') },
   });
   operation(d, {
     ...liveCommon, method: 'options', path: '/live/{subject}/master.m3u8', koaRoute: `${base}/live/*rest`, operationId: 'cdnLivePreflight', errors: [],

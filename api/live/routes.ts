@@ -13,6 +13,7 @@ import type { Deps } from '../deps';
 import { badRequest, notFound } from '../errors';
 import { assertFolderOf } from '../folders/assert';
 import { auth } from '../middleware/auth';
+import { assertEncryptionConfigured, assertRestrictionOf } from '../restrictions/routes';
 import { parseBody, parseQuery } from '../middleware/validate';
 import { createLiveBody, listLiveQuery, patchLiveBody } from './schema';
 
@@ -72,6 +73,8 @@ export function liveRoutes(r: Router, deps: Deps): void {
     const settings = body.new_video_settings ?? {};
     if (settings.folder_id) await assertFolderOf(db, workspaceId, settings.folder_id, 'folder_id');
     if (settings.tags) settings.tags = uniqueTagNames(settings.tags);
+    const restrictionId = body.playback_restriction_id != null ? await assertRestrictionOf(db, workspaceId, body.playback_restriction_id, 'playback_restriction_id') : null;
+    if (body.encryption === 'aes-128') assertEncryptionConfigured(deps, 'encryption');
     const key = newStreamKey();
     const id = newId('ls');
     await db('live_streams').insert({
@@ -85,6 +88,9 @@ export function liveRoutes(r: Router, deps: Deps): void {
       new_video_settings: JSON.stringify(settings),
       simulcast_targets: JSON.stringify(targets),
       passthrough: body.passthrough ?? null,
+      playback_restriction_id: restrictionId,
+      // Unset: the workspace's default_encryption (a database trigger, as for videos).
+      encryption: body.encryption,
       stream_key_hash: hashStreamKey(key),
     });
     await ensureLiveWorkflow(temporal, config, id, workspaceId);
@@ -127,6 +133,15 @@ export function liveRoutes(r: Router, deps: Deps): void {
     if (body.reconnect_window !== undefined) patch.reconnect_window = body.reconnect_window;
     if (body.record !== undefined) patch.record = body.record;
     if (body.passthrough !== undefined) patch.passthrough = body.passthrough;
+    if (body.encryption !== undefined) {
+      if (body.encryption === 'aes-128') assertEncryptionConfigured(deps, 'encryption');
+      // From the next broadcast: the one going on keeps its recording's setting and key.
+      patch.encryption = body.encryption;
+    }
+    // Takes effect on the next viewer request (the CDN's live routes read it per request).
+    if (body.playback_restriction_id !== undefined) {
+      patch.playback_restriction_id = body.playback_restriction_id === null ? null : await assertRestrictionOf(db, workspaceId, body.playback_restriction_id, 'playback_restriction_id');
+    }
     if (body.simulcast_targets !== undefined) patch.simulcast_targets = JSON.stringify(await checkTargets(deps, body.simulcast_targets));
     if (body.new_video_settings !== undefined) {
       const s = body.new_video_settings;

@@ -29,6 +29,8 @@ const fields = {
   new_video_settings: newVideoSettings,
   simulcast_targets: z.array(target).max(5),
   passthrough,
+  playback_restriction_id: z.string().max(100).nullable(),
+  encryption: z.enum(['none', 'aes-128']),
 };
 
 export const createLiveBody = z
@@ -41,6 +43,8 @@ export const createLiveBody = z
     new_video_settings: fields.new_video_settings.optional(),
     simulcast_targets: fields.simulcast_targets.optional(),
     passthrough: fields.passthrough.optional(),
+    playback_restriction_id: fields.playback_restriction_id.optional(),
+    encryption: fields.encryption.optional(),
   })
   .strict();
 
@@ -74,6 +78,12 @@ export const liveStream = z
       }),
     ),
     passthrough: z.string().nullable(),
+    playback_restriction_id: z.string().nullable().meta({
+      description: "The stream's own playback restriction (`pr_…`), enforced on its live playlists, segments and embed page and copied to each recording; null: the workspace's default applies",
+    }),
+    encryption: z.enum(['none', 'aes-128']).meta({
+      description: "`aes-128`: the live segments are encrypted by the CDN with the recording's key, which only a playback token gets (the embed page mints one); applies from the next broadcast. Default: the workspace's default_encryption",
+    }),
     stream_key: z.string().optional().meta({ description: 'Only on create and reset-stream-key; store it, it is not shown again' }),
     ingest: z.object({
       rtmp_url: z.string().meta({ description: 'RTMP server; the stream key is the stream name', example: 'rtmp://live.example.com:1935/live' }),

@@ -101,9 +101,12 @@ export function playerRoutes(r: Router, deps: Deps): void {
     if (ctx.params.id.startsWith('ls_')) {
       // A live stream (SPEC §17): live with a badge while on air, then its recording.
       const l = await liveEmbed(deps.db, deps.config, ctx.params.id);
-      if (l.kind !== 'play') return page(ctx, l.kind, l.kind === 'off_air' ? l.title : l.kind === 'forbidden' ? 'Private live stream' : 'Live stream not found');
+      if (l.kind === 'not_found' || l.kind === 'forbidden') return page(ctx, l.kind, l.kind === 'forbidden' ? 'Private live stream' : 'Live stream not found');
+      // SPEC §20: the stream's restriction, checked and turned into frame-ancestors like a video's.
+      if (viewerRefusal(l, null, viewerOf(ctx), self)) return page(ctx, 'restricted', l.title, undefined, l.restriction);
+      if (l.kind === 'off_air') return page(ctx, 'off_air', l.title, undefined, l.restriction);
       const autoplayLive = flag(ctx.query.autoplay, l.live);
-      return page(ctx, 'ready', l.title, { src: l.src, poster: l.poster, autoplay: autoplayLive, muted: flag(ctx.query.muted, autoplayLive), loop: false, live: l.live });
+      return page(ctx, 'ready', l.title, { src: l.src, poster: l.poster, autoplay: autoplayLive, muted: flag(ctx.query.muted, autoplayLive), loop: false, live: l.live }, l.restriction, l.minted);
     }
     const access = await deps.hot.access.resolve({ id: ctx.params.id, token });
     if (access.kind !== 'ok') return page(ctx, access.kind, access.kind === 'forbidden' ? 'Private video' : 'Video not found');

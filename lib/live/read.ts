@@ -27,6 +27,10 @@ export interface LiveStreamRow {
   simulcast_targets: SimulcastTarget[];
   simulcast_status?: Record<string, { status: string; error: string | null }>;
   passthrough: string | null;
+  /** SPEC §20: the stream's own restriction; null → the workspace's default. */
+  playback_restriction_id: string | null;
+  /** SPEC §20: copied to each recording; the CDN encrypts the live segments with its key. */
+  encryption: 'none' | 'aes-128' | null;
   stream_key_hash: string;
   status: 'idle' | 'active' | 'disconnected';
   disabled: boolean;
@@ -89,6 +93,8 @@ export function serializeLiveStream(config: Config, row: LiveStreamRow, recent: 
       error: row.simulcast_status?.[i]?.error ?? null,
     })),
     passthrough: row.passthrough,
+    playback_restriction_id: row.playback_restriction_id ?? null,
+    encryption: row.encryption ?? 'none',
     ...(streamKey ? { stream_key: streamKey } : {}),
     ingest: { rtmp_url: rtmpUrl(config), srt_url: srtUrl(config, streamKey ?? '{stream_key}') },
     hls_url: liveHlsUrl(config, row.id),

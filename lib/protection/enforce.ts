@@ -17,7 +17,8 @@ export interface ViewerRequest {
   ip?: string;
 }
 
-export function viewerRefusal(video: PlaybackVideo, grant: PlaybackGrant | null, req: ViewerRequest, selfOrigins: ReadonlySet<string>): string | null {
+/** `video` is anything naming a restriction in force: a video's playback decision or a live stream's (api/cdn/live.ts). */
+export function viewerRefusal(video: Pick<PlaybackVideo, 'restriction'>, grant: PlaybackGrant | null, req: ViewerRequest, selfOrigins: ReadonlySet<string>): string | null {
   if (video.restriction && !viewerAllowed(video.restriction, req, selfOrigins)) return 'This video may not be played on this site (playback restriction)';
   if (grant?.ip && !ipMatches(grant.ip, req.ip)) return 'This playback token is for another network address';
   return null;
@@ -38,7 +39,7 @@ export function downloadRefusal(video: PlaybackVideo, grant: PlaybackGrant | nul
 }
 
 /** Restricted videos' answers must not be kept by a shared cache that would hand them to any site. */
-export function restrictedCacheControl(video: PlaybackVideo, value: string): string {
+export function restrictedCacheControl(video: Pick<PlaybackVideo, 'restriction'>, value: string): string {
   return video.restriction ? value.replace(/^public\b/, 'private') : value;
 }
 

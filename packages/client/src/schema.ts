@@ -970,6 +970,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/live/{subject}/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An `aes-128` broadcast's AES-128 key (its recording's, 16 bytes), to a playback token of the recording only */
+        get: operations["cdnLiveKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/embed/{id}": {
         parameters: {
             query?: never;
@@ -1622,6 +1639,13 @@ export interface components {
                 error: string | null;
             }[];
             passthrough: string | null;
+            /** @description The stream's own playback restriction (`pr_…`), enforced on its live playlists, segments and embed page and copied to each recording; null: the workspace's default applies */
+            playback_restriction_id: string | null;
+            /**
+             * @description `aes-128`: the live segments are encrypted by the CDN with the recording's key, which only a playback token gets (the embed page mints one); applies from the next broadcast. Default: the workspace's default_encryption
+             * @enum {string}
+             */
+            encryption: "none" | "aes-128";
             /** @description Only on create and reset-stream-key; store it, it is not shown again */
             stream_key?: string;
             ingest: {
@@ -6903,6 +6927,9 @@ export interface operations {
                         stream_key?: string;
                     }[];
                     passthrough?: string;
+                    playback_restriction_id?: string | null;
+                    /** @enum {string} */
+                    encryption?: "none" | "aes-128";
                 };
             };
         };
@@ -7231,6 +7258,9 @@ export interface operations {
                         stream_key?: string;
                     }[];
                     passthrough?: string;
+                    playback_restriction_id?: string | null;
+                    /** @enum {string} */
+                    encryption?: "none" | "aes-128";
                 };
             };
         };
@@ -10055,7 +10085,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `ls_` id (public and unlisted live streams) */
+                /** @description A `ls_` id (public and unlisted live streams) or a playback token of the broadcast's recording. The stream's playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
             };
             cookie?: never;
@@ -10113,7 +10143,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `ls_` id (public and unlisted live streams) */
+                /** @description A `ls_` id (public and unlisted live streams) or a playback token of the broadcast's recording. The stream's playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
             };
             cookie?: never;
@@ -10147,7 +10177,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `ls_` id (public and unlisted live streams) */
+                /** @description A `ls_` id (public and unlisted live streams) or a playback token of the broadcast's recording. The stream's playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 rung: string;
             };
@@ -10206,7 +10236,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A `ls_` id (public and unlisted live streams) */
+                /** @description A `ls_` id (public and unlisted live streams) or a playback token of the broadcast's recording. The stream's playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
                 subject: string;
                 rung: string;
                 file: string;
@@ -10224,6 +10254,64 @@ export interface operations {
                 };
                 content: {
                     "video/mp2t": string;
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cdnLiveKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `ls_` id (public and unlisted live streams) or a playback token of the broadcast's recording. The stream's playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
                 };
             };
             /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
