@@ -159,6 +159,7 @@ export function mediaActivities({ config, db, storage, temporal, log }: Activity
       }
       // A measured video-only rung plays with the AUDIO group's stereo rendition beside it, whose
       // bitrate its BANDWIDTH must include (RFC 8216 §4.3.4.2); a muxed rung's measure already does.
+      // The audio side is the AAC rendition's nominal rate (its measured rate stays below it).
       const rungs = p.rungs.map((r) => {
         const honest = honestRung(r, measured.get(r.name), p.videoOnly ? { hasAudio: false } : {});
         return p.videoOnly && honest !== r ? { ...honest, audioBitrate: r.audioBitrate } : honest;

@@ -40,8 +40,11 @@ describe('live: hls.js in Chromium watches the broadcast', function () {
       samples.sort((a, b) => a - b);
       const median = samples[Math.floor(samples.length / 2)];
       if (process.env.LIVE_FIGURES) console.log('glass-to-glass (low, test settings) ms:', samples.join(', '));
-      // The test machine is shared: the bound here is loose; bench/live.ts measures properly.
-      assert.ok(median > 0 && median < 15_000, `latency ${median} ms`);
+      // The test machine is shared: the bound here is loose; bench/live.ts measures properly. The
+      // lower bound is below 0: our transcoder stamps EXT-X-PROGRAM-DATE-TIME from its own clock when
+      // it joins, and node-media-server first hands it the cached GOP (up to one keyframe interval of
+      // the past), so a stamp can lead the truth by that much (docs/live.md).
+      assert.ok(median > -2_500 && median < 15_000, `latency ${median} ms`);
     } finally {
       await tab.close();
       push.stop();

@@ -268,8 +268,11 @@ describe('Playback: signed URLs and the CDN', function () {
         await s.db('renditions').where({ video_id: pub.uuid, name: '9999p' }).delete();
       }
       const { token } = (await s.get(`/v1/playback/${priv.id}?ttl=120`)).body;
-      assert.match(await cc(`${token}/${priv.rung}/seg_00000.ts`), /^private, max-age=1(19|20), immutable$/);
-      assert.match(await cc(`${token}/master.m3u8`), /^private, max-age=1(19|20)$/);
+      // Private, and never longer than the token has left (120 s minus however long this machine took to get here).
+      const age = (v: string, re: RegExp) => Number(re.exec(v)?.[1] ?? NaN);
+      const segAge = age(await cc(`${token}/${priv.rung}/seg_00000.ts`), /^private, max-age=(\d+), immutable$/);
+      const masterAge = age(await cc(`${token}/master.m3u8`), /^private, max-age=(\d+)$/);
+      for (const a of [segAge, masterAge]) assert.ok(a > 60 && a <= 120, `max-age ${a} within the token's 120 s`);
       assert.equal(await cc(`${priv.id}/master.m3u8`), 'no-store', 'a refusal is not cached');
     });
   });

@@ -63,7 +63,15 @@ export interface StackOptions {
  * An API on a free port plus in-process workers, on the run's real Temporal, Postgres and (for
  * `s3`) S3 server. Each stack has its own task queues so stacks never take each other's work.
  */
+// Stacks close at the end of the run (onTeardown), but each holds Postgres connections (its
+// LISTEN connection and pool) until then; with ~100 stacks a run, Postgres's default 100
+// connections ran out. Mocha runs files one after another and a file's stacks are its own, so
+// beyond the most recent MAX_OPEN_STACKS the oldest are closed as new ones start.
+const MAX_OPEN_STACKS = 10;
+const openStacks: Array<() => Promise<void>> = [];
+
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  while (openStacks.length >= MAX_OPEN_STACKS) await openStacks[0]();
   const [temporalTest, tdb] = await Promise.all([temporalEnv(), testDatabase()]);
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -145,6 +153,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const close = async () => {
     if (closed) return;
     closed = true;
+    const i = openStacks.indexOf(close);
+    if (i >= 0) openStacks.splice(i, 1);
     for (const wk of w?.workers ?? []) if (wk.getState() === 'RUNNING') wk.shutdown();
     await Promise.allSettled(running);
     await w?.close();
@@ -156,6 +166,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
   onTeardown(close);
+  openStacks.push(close);
 
   return {
     url: `http://127.0.0.1:${port}`,

@@ -38,8 +38,9 @@ describe('codecs: HEVC and AV1 CMAF renditions, DASH (real ffmpeg + Temporal + C
     assert.match(manifest, /codecs="hvc1\.1\.6\.L\d+\.B0"/);
 
     const master = await (await fetch(v.hls_url)).text();
-    assert.match(master, /CODECS="hvc1\.1\.6\.L\d+\.B0"[^\n]*\n180p-hevc\/index\.m3u8/);
-    assert.match(master, /CODECS="av01\.0\.\d\dM\.08"[^\n]*\n180p-av1\/index\.m3u8/);
+    // Their sound is the AUDIO group (SPEC §19), so AAC is named beside the video codec.
+    assert.match(master, /CODECS="hvc1\.1\.6\.L\d+\.B0,mp4a\.40\.2"[^\n]*AUDIO="aud"[^\n]*\n180p-hevc\/index\.m3u8/);
+    assert.match(master, /CODECS="av01\.0\.\d\dM\.08,mp4a\.40\.2"[^\n]*AUDIO="aud"[^\n]*\n180p-av1\/index\.m3u8/);
     assert.match(master, /CODECS="avc1\.[0-9a-f]{6},mp4a\.40\.2"[^\n]*\n180p\/index\.m3u8/, 'H.264 always stays');
 
     // The HEVC rendition is HEVC in hvc1 sample entries (what Safari and MSE require), full length.

@@ -81,6 +81,11 @@ describe('encoding efficiency (real ffmpeg + Temporal)', function () {
     const master = await (await fetch(v.hls_url)).text();
     const list = variants(master);
     assert.deepEqual(list.map((x) => x.uri), ['240p/index.m3u8', '360p/index.m3u8']);
+    // SPEC §19: the video rungs carry no audio; each variant plays with the default AUDIO rendition,
+    // whose bits its BANDWIDTH and AVERAGE-BANDWIDTH include (RFC 8216 §4.3.4.2).
+    const audioUri = /#EXT-X-MEDIA:TYPE=AUDIO[^\n]*DEFAULT=YES[^\n]*URI="([^"]+)"/.exec(master)?.[1];
+    assert.ok(audioUri, 'the master names a default audio rendition');
+    const audio = await measure(new URL(audioUri, v.hls_url).toString());
     for (const variant of list) {
       const name = variant.uri.split('/')[0];
       const rung = LADDER.find((r) => r.name === name)!;
@@ -88,11 +93,14 @@ describe('encoding efficiency (real ffmpeg + Temporal)', function () {
       const bandwidth = Number(variant.attrs.BANDWIDTH);
       const average = Number(variant.attrs['AVERAGE-BANDWIDTH']);
       // Apple's authoring rules: BANDWIDTH ≥ the peak segment bitrate, AVERAGE-BANDWIDTH within 10% of the average.
-      assert.ok(bandwidth >= m.peak, `${name}: BANDWIDTH ${bandwidth} < measured peak ${Math.round(m.peak)}`);
-      assert.ok(Math.abs(average - m.average) <= 0.1 * m.average, `${name}: AVERAGE-BANDWIDTH ${average} vs measured ${Math.round(m.average)}`);
+      // The audio side is the AAC rendition's nominal rate, not its per-segment peak: its short last
+      // segment weighs its fixed TS overhead over a few milliseconds (open in issue 28).
+      assert.ok(bandwidth >= m.peak + audio.average, `${name}: BANDWIDTH ${bandwidth} < measured video peak + audio ${Math.round(m.peak + audio.average)}`);
+      const both = m.average + audio.average;
+      assert.ok(Math.abs(average - both) <= 0.1 * both, `${name}: AVERAGE-BANDWIDTH ${average} vs measured ${Math.round(both)}`);
       assert.match(variant.attrs.CODECS, /^avc1\.6400[0-9a-f]{2},mp4a\.40\.2$/);
-      // Far below the caps: the video takes under a fifth of the rung's bitrate (audio rides along at 128 kb/s).
-      const videoBits = m.bytes * 8 - rung.audioBitrate * m.seconds;
+      // Far below the caps: the video takes under a fifth of the rung's bitrate.
+      const videoBits = m.bytes * 8;
       assert.ok(videoBits / m.seconds < 0.2 * rung.videoBitrate, `${name}: ${Math.round(videoBits / m.seconds)} b/s of video against a cap of ${rung.videoBitrate}`);
       // The read shape reports what was measured.
       const r = v.renditions.find((x: { name: string }) => x.name === name);

@@ -50,7 +50,12 @@ function stubs(log: string[], probe: Partial<Awaited<ReturnType<Activities['prob
     }) as Activities['deleteVideoFiles'],
     purgeVideo: rec('purge') as Activities['purgeVideo'],
     planTranscode: (async () => ({
-      info: { durationSeconds: 10, width: 1920, height: 1080, rotation: 0, fps: 30, videoCodec: 'h264', hasAudio: true, formatName: 'mp4', sizeBytes: 1000, ...probe },
+      info: {
+        durationSeconds: 10, width: 1920, height: 1080, rotation: 0, fps: 30, videoCodec: 'h264', hasAudio: true, formatName: 'mp4', sizeBytes: 1000,
+        // What SPEC §21's source-as-top-rung check reads; 20 Mb/s is above every rung's cap.
+        streams: { video: { codec: 'h264', profile: 'High', pixFmt: 'yuv420p', level: 40, bitrate: 20_000_000 }, audio: null },
+        ...probe,
+      },
       passthrough: passthrough ? { eligible: true, codecs: 'avc1.640028,mp4a.40.2' } : { eligible: false, reason: 'video codec hevc is not H.264' },
       chunks: [
         { index: 0, start: 0, end: 5 },
@@ -71,6 +76,8 @@ function stubs(log: string[], probe: Partial<Awaited<ReturnType<Activities['prob
     requestOutputs: rec('outputs') as Activities['requestOutputs'],
     // SPEC §19 (audio-v1): the audio renditions, beside the video; not in the log, whose order is the video's.
     encodeAudioTracks: (async () => ({ tracks: 1, loudnessLufs: -20 })) as Activities['encodeAudioTracks'],
+    // SPEC §21 (encoding-v1): each finished group's quality, beside the ladder; not in the log either.
+    measureQuality: (async () => []) as Activities['measureQuality'],
   };
 }
 
