@@ -6,35 +6,16 @@
  * ./scripts/test provisions).
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { settled, upload } from '../audio/helpers';
 import { audioSource } from '../audio/media';
 import { until, waitForDeletion } from '../support/flow';
 import { startStack, type Stack } from '../support/stack';
 import { runMain } from '../support/main';
-
-const outDir = path.join(__dirname, '..', 'fixtures', 'histories');
+import { saveWorkflowRuns } from './save';
 
 async function save(s: Stack, name: string, workflowId: string): Promise<void> {
   if (!name.startsWith('audio-')) throw new Error('this script records audio-* fixtures only');
-  const runs: string[] = [];
-  let runId: string | undefined = (await s.temporal.workflow.getHandle(workflowId).describe()).runId;
-  while (runId) {
-    runs.unshift(runId);
-    const history = await s.temporal.workflow.getHandle(workflowId, runId).fetchHistory();
-    runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
-  }
-  for (const [i, id] of runs.entries()) {
-    const file = path.join(outDir, `${name}${i === 0 ? '' : i === 1 ? '-idle' : `-idle${i}`}.json`);
-    if (fs.existsSync(file)) {
-      console.log(`kept ${path.basename(file)} (fixtures are never re-recorded)`);
-      continue;
-    }
-    const history = await s.temporal.workflow.getHandle(workflowId, id).fetchHistory();
-    fs.writeFileSync(file, historyToJSON(history));
-    console.log(`recorded ${path.basename(file)}: ${history.events?.length} events`);
-  }
+  await saveWorkflowRuns(s.temporal, name, workflowId);
 }
 
 async function main(): Promise<void> {

@@ -8,34 +8,17 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { allRenditionsReady, isStatus, putFile, uploadFormA, waitForVideo } from '../support/flow';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
 import { runMain } from '../support/main';
+import { saveWorkflowRuns } from './save';
 
 const outDir = path.join(__dirname, '..', 'fixtures', 'histories');
 
 /** Saves every run of the video's workflow, oldest first, skipping fixtures that already exist. */
 async function saveRuns(s: Stack, name: string, uuid: string): Promise<void> {
-  const workflowId = `video-${uuid}`;
-  const runs: string[] = [];
-  let runId: string | undefined = (await s.temporal.workflow.getHandle(workflowId).describe()).runId;
-  while (runId) {
-    runs.unshift(runId);
-    const history = await s.temporal.workflow.getHandle(workflowId, runId).fetchHistory();
-    runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
-  }
-  for (const [i, id] of runs.entries()) {
-    const file = path.join(outDir, `${name}${i === 0 ? '' : i === 1 ? '-idle' : `-idle${i}`}.json`);
-    if (fs.existsSync(file)) {
-      console.log(`kept ${path.basename(file)} (fixtures are never re-recorded)`);
-      continue;
-    }
-    const history = await s.temporal.workflow.getHandle(workflowId, id).fetchHistory();
-    fs.writeFileSync(file, historyToJSON(history));
-    console.log(`recorded ${path.basename(file)}: ${history.events?.length} events`);
-  }
+  await saveWorkflowRuns(s.temporal, name, `video-${uuid}`);
 }
 
 async function deleteAndSave(s: Stack, id: string, uuid: string, name: string): Promise<void> {
