@@ -66,14 +66,17 @@ describe('security: roles', function () {
     const owner = await person(ws.id, 'owner');
     const body = { referrer: { allowed_domains: ['example.com'] } };
     const pr = (await owner.send('post', '/v1/playback-restrictions', body).expect(201)).body;
-    const refused = [
-      member.send('post', '/v1/playback-restrictions', body),
-      member.send('patch', `/v1/playback-restrictions/${pr.id}`, { referrer: { allowed_domains: ['*'] } }),
-      member.send('delete', `/v1/playback-restrictions/${pr.id}`),
-      member.send('patch', '/v1/playback-defaults', { default_playback_restriction_id: null }),
-      member.send('patch', '/v1/playback-defaults', { default_encryption: 'none' }),
+    const refused: Array<[string, request.Test]> = [
+      ['create', member.send('post', '/v1/playback-restrictions', body)],
+      ['change', member.send('patch', `/v1/playback-restrictions/${pr.id}`, { referrer: { allowed_domains: ['*'] } })],
+      ['delete', member.send('delete', `/v1/playback-restrictions/${pr.id}`)],
+      ['default restriction', member.send('patch', '/v1/playback-defaults', { default_playback_restriction_id: null })],
+      ['default encryption', member.send('patch', '/v1/playback-defaults', { default_encryption: 'none' })],
     ];
-    for (const r of await Promise.all(refused)) assert.equal(r.status === 403 && r.body.error.code, 'owner_required', `${r.req.method} ${r.req.path}`);
+    for (const [what, t] of refused) {
+      const r = await t;
+      assert.equal(r.status === 403 && r.body.error.code, 'owner_required', what);
+    }
     await member.send('get', '/v1/playback-restrictions').expect(200);
     assert.deepEqual((await member.send('get', `/v1/playback-restrictions/${pr.id}`).expect(200)).body.referrer.allowed_domains, ['example.com']);
     await member.send('get', '/v1/playback-defaults').expect(200);
