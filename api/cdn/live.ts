@@ -22,7 +22,7 @@ import { keys } from '../../lib/storage';
 import type { Deps } from '../deps';
 import { forbidden, notFound } from '../errors';
 import { CDN_EXPOSE_HEADERS } from './files';
-import { viewerOf } from './protected';
+import { readWhole, viewerOf } from './protected';
 
 const PLAYLIST = 'application/vnd.apple.mpegurl';
 const RUNG_RE = /^(?:[1-9][0-9]{1,4}p|source)$/;
@@ -40,7 +40,7 @@ interface Broadcast {
 }
 
 export function liveCdnRoutes(r: Router, deps: Deps): void {
-  const { db, config, storage } = deps;
+  const { db, config, storage, hot } = deps;
   const base = `${mountPath(config.cdnUrl)}/live/`;
   const self = selfOriginsOf(config);
 
@@ -152,20 +152,24 @@ export function liveCdnRoutes(r: Router, deps: Deps): void {
     if (!RUNG_RE.test(ctx.params.rung) || !SEG_RE.test(ctx.params.file)) throw notFound('File');
     const b = await resolve(ctx, ctx.params.subject);
     await assertRung(b, ctx.params.rung);
-    const obj = await storage.get(`${keys.rendition(b.workspaceId, b.videoId, ctx.params.rung)}${ctx.params.file}`);
-    if (!obj) throw notFound('File');
+    const path = `${keys.rendition(b.workspaceId, b.videoId, ctx.params.rung)}${ctx.params.file}`;
     // A restricted stream's segments must not be handed to any site by a shared cache.
     ctx.set('Cache-Control', restrictedCacheControl(b, 'public, max-age=60'));
     ctx.type = 'video/mp2t';
     if (b.encrypted) {
       // Whole-segment AES-128-CBC with the IV the playlist names (same as the recording's, so the
-      // finished recording on /v/ serves the same bytes).
-      const chunks: Buffer[] = [];
-      for await (const c of obj.body) chunks.push(c as Buffer);
+      // finished recording on /v/ serves the same bytes). Every viewer asks for the same few
+      // segments at the live edge: held by the file cache, a segment's ciphertext is kept beside
+      // it (as on /v/), so it is one cipher pass per process, not one per request.
+      const cached = await hot.files.get(b.videoId, path);
+      const plain = cached ?? (await readWhole(deps, path));
+      if (!plain) throw notFound('File');
       const key = await videoContentKey(db, config.protection, b.videoId);
-      ctx.body = encryptedSegment(key, ctx.params.rung, ctx.params.file, Buffer.concat(chunks), false);
+      ctx.body = encryptedSegment(key, ctx.params.rung, ctx.params.file, plain.body, cached !== null);
       return;
     }
+    const obj = await storage.get(path);
+    if (!obj) throw notFound('File');
     ctx.length = obj.size;
     ctx.body = obj.body;
   });
