@@ -2,8 +2,10 @@
  * What playback protection (SPEC §20) costs on the CDN's hot paths, as a ratio to the same
  * unprotected route measured just before it in the same run (goal ≥ 0.8×): a restricted video's
  * segment (Referer checked on every request), an encrypted video's segment and playlist, a
- * capped token's master playlist, and a token bound to an address. The API measured is its own
- * process (api/server.ts); the load generator (autocannon) is another child process.
+ * capped token's master playlist, and a token bound to an address; and on `/cdn/live/` a
+ * restricted and an encrypted broadcast's segment against an unprotected broadcast's, while three
+ * ffmpeg pushes are on air. The API measured is its own process (api/server.ts); the load
+ * generator (autocannon) is another child process.
  *
  *   npm run bench:protection -- --seconds 5 --connections 50
  *
@@ -14,7 +16,8 @@ import { allRenditionsReady, uploadFormA, waitForVideo } from '../test/support/f
 import { spawnApi } from '../test/support/child';
 import { makeClip } from '../test/support/media';
 import { freePort } from '../test/support/services';
-import { startStack, type Stack } from '../test/support/stack';
+import type { Stack } from '../test/support/stack';
+import { pushRtmp, startLiveStack, waitFor } from '../test/live/helpers';
 import { encryptedSegment } from '../lib/protection/enforce';
 import { cappedMaster, encryptedMediaPlaylist } from '../lib/protection/hls';
 import { compileRestriction, viewerAllowed } from '../lib/protection/restriction';
@@ -28,6 +31,18 @@ const seconds = arg('seconds', 5);
 const connections = arg('connections', 50);
 
 const load = (l: Load): Promise<Result> => autocannon(l, { connections, seconds });
+
+/** A broadcast of `ls` on air: its first rung's first segment path (`<rung>/seg_…ts`). */
+async function liveSegment(s: Stack, ls: { id: string }, headers: Record<string, string> = {}): Promise<string> {
+  await waitFor('active', async () => (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status === 'active', 120_000);
+  const get = async (file: string) => {
+    const r = await fetch(`${s.url}/cdn/live/${ls.id}/${file}`, { headers });
+    return r.status === 200 ? r.text() : '';
+  };
+  const rung = await waitFor('a live rung', async () => /^([a-z0-9]+)\/index\.m3u8$/m.exec(await get('master.m3u8'))?.[1], 60_000);
+  const seg = await waitFor('a live segment', async () => /^(seg_\d{6}\.ts)$/m.exec(await get(`${rung}/index.m3u8`))?.[1], 60_000);
+  return `${rung}/${seg}`;
+}
 
 async function readyVideo(s: Stack, clip: string): Promise<{ id: string; rung: string }> {
   const { id } = await uploadFormA(s, clip, { extra: { visibility: 'public' } });
@@ -59,15 +74,26 @@ function micro(segmentBytes: Buffer, playlist: string, master: string): Array<[s
 async function main(): Promise<void> {
   const clip = await makeClip({ width: 426, height: 240, seconds: 6 });
   const env = { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000', TRANSCODE_HEARTBEAT_TIMEOUT_MS: '120000' };
-  const s = await startStack({ env });
-  process.stdout.write('transcoding three 6 s 240p clips... ');
+  const s = await startLiveStack({ env });
+  const pr = await s.post('/v1/playback-restrictions', { referrer: { allowed_domains: ['*.example.com', 'example.org', 'example.net:8443'], allow_no_referrer: false } }).expect(201);
+  // Three broadcasts on air for the whole run (320x240: the source passes through, no live encode).
+  const stream = async (body: Record<string, unknown>) => (await s.post('/v1/live-streams', { reconnect_window: 2, ...body }).expect(201)).body;
+  const [livePlain, liveRestricted, liveEncrypted] = await Promise.all([stream({}), stream({ playback_restriction_id: pr.body.id }), stream({ encryption: 'aes-128' })]);
+  const pushes = [livePlain, liveRestricted, liveEncrypted].map((ls) => pushRtmp(`${s.rtmpBase}/${ls.stream_key}`, { seconds: 3600 }));
+  process.stdout.write('transcoding three 6 s 240p clips, three broadcasts on air... ');
   const [plain, restricted, encrypted] = await Promise.all([readyVideo(s, clip), readyVideo(s, clip), readyVideo(s, clip)]);
   console.log('ready');
-  const pr = await s.post('/v1/playback-restrictions', { referrer: { allowed_domains: ['*.example.com', 'example.org', 'example.net:8443'], allow_no_referrer: false } }).expect(201);
   await s.patch(`/v1/videos/${restricted.id}`, { playback_restriction_id: pr.body.id }).expect(200);
   await s.patch(`/v1/videos/${encrypted.id}`, { encryption: 'aes-128' }).expect(200);
   const token = async (id: string, q = '') => (await s.get(`/v1/playback/${id}?ttl=86400${q}`).expect(200)).body.token as string;
   const [plainT, encT, cappedT, ipT] = await Promise.all([token(plain.id), token(encrypted.id), token(plain.id, '&max_resolution=240p'), token(plain.id, '&ip=127.0.0.0/8')]);
+
+  const referer = { Referer: 'https://www.example.com/watch' };
+  const [livePlainSeg, liveRestrictedSeg, liveEncryptedSeg] = await Promise.all([liveSegment(s, livePlain), liveSegment(s, liveRestricted, referer), liveSegment(s, liveEncrypted)]);
+  const bytes = async (u: string, headers: Record<string, string> = {}) => (await (await fetch(u, { headers })).arrayBuffer()).byteLength;
+  console.log(`live segments: unprotected ${await bytes(`${s.url}/cdn/live/${livePlain.id}/${livePlainSeg}`)} B, restricted ${await bytes(`${s.url}/cdn/live/${liveRestricted.id}/${liveRestrictedSeg}`, referer)} B, encrypted ${await bytes(`${s.url}/cdn/live/${liveEncrypted.id}/${liveEncryptedSeg}`)} B`);
+  const liveToken = async (id: string) => (await s.get(`/v1/playback/${id}?ttl=86400`).expect(200)).body.token as string;
+  const [livePlainT, liveEncT] = await Promise.all([liveToken(livePlain.id), liveToken(liveEncrypted.id)]);
 
   const text = async (u: string) => (await fetch(u)).text();
   const segBytes = Buffer.from(await (await fetch(`${s.url}/cdn/v/${plain.id}/${plain.rung}/seg_00000.ts`)).arrayBuffer());
@@ -77,8 +103,8 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const api = await spawnApi({ ...s.env, ...env, PORT: String(port), PUBLIC_BASE_URL: base });
   const v = (subject: string, file: string) => `${base}/cdn/v/${subject}/${file}`;
+  const live = (subject: string, file: string) => `${base}/cdn/live/${subject}/${file}`;
   const seg = (x: { rung: string }) => `${x.rung}/seg_00000.ts`;
-  const referer = { Referer: 'https://www.example.com/watch' };
 
   // [what, unprotected route, the protected route]
   const pairs: Array<[string, Load, Load]> = [
@@ -87,6 +113,9 @@ async function main(): Promise<void> {
     ['rendition playlist, AES-128 (token)', { url: v(plainT, `${plain.rung}/index.m3u8`) }, { url: v(encT, `${encrypted.rung}/index.m3u8`) }],
     ['master playlist, max_resolution token', { url: v(plainT, 'master.m3u8') }, { url: v(cappedT, 'master.m3u8') }],
     ['segment, ip-bound token (Koa route)', { url: v(plainT, seg(plain)) }, { url: v(ipT, seg(plain)) }],
+    // Live segments are read from storage on every request (no file cache) and, encrypted, ciphered each time.
+    ['live segment, restricted (Referer checked)', { url: live(livePlain.id, livePlainSeg) }, { url: live(liveRestricted.id, liveRestrictedSeg), headers: referer }],
+    ['live segment, AES-128 (token)', { url: live(livePlainT, livePlainSeg) }, { url: live(liveEncT, liveEncryptedSeg) }],
   ];
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : '';
   const rows: Array<{ what: string; base: Result; prot: Result }> = [];
@@ -116,6 +145,8 @@ async function main(): Promise<void> {
   console.log('CPU per call of the added work (µs, this process):');
   for (const [what, us] of microRows) console.log(`| ${what} | ${us.toFixed(us < 10 ? 2 : 0)} µs |`);
   await api.kill();
+  for (const p of pushes) p.stop();
+  await Promise.all(pushes.map((p) => p.done));
   await s.close();
 }
 

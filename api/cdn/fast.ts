@@ -3,7 +3,7 @@ import { httpDuration } from '../../lib/metrics/registry';
 import { exceededAllowance } from '../../lib/playback/bandwidth';
 import { mountPath } from '../../lib/playback/urls';
 import { encryptedSegment, restrictedCacheControl, rungRefusal } from '../../lib/protection/enforce';
-import { encryptedEtag } from '../../lib/protection/hls';
+import { encryptedEtag, isCmafRung } from '../../lib/protection/hls';
 import { clientAddressOf, TrustedProxies } from '../../lib/net/proxies';
 import { ipMatches } from '../../lib/protection/ip';
 import { peekContentKey } from '../../lib/protection/keys';
@@ -55,6 +55,7 @@ export function cdnFastPath(deps: Deps): (req: IncomingMessage, res: ServerRespo
     if (!plain) return false;
     let file = plain;
     if (video.encryption === 'aes-128') {
+      if (isCmafRung(seg.rung!)) return false; // refused by the Koa route (api/cdn/protected.ts)
       const key = peekContentKey(video.id);
       if (!key) return false;
       file = { body: encryptedSegment(key, seg.rung!, seg.name!, plain.body, true), etag: encryptedEtag(plain.etag) };

@@ -4,7 +4,9 @@
 // SPEC §20: the stream's restriction on every request; an `aes-128` broadcast's media playlists
 // get #EXT-X-KEY and its segments are encrypted here with the recording's key (the video path's
 // code, lib/protection/hls.ts), and `<token>/key` gives that key to a playback token of the
-// recording only (a token's subject is the broadcast whose recording it names).
+// recording only (a token's subject is the broadcast whose recording it names). A token's `ip`
+// claim holds on every file, and its `max_resolution` lists and serves only the rungs up to it
+// (GET /v1/playback/{ls_id} mints such tokens: api/playback/live.ts).
 import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import { parseId } from '../../lib/ids';
@@ -12,15 +14,15 @@ import { livePlaylist, masterPlaylist, measuredBandwidth, type SegmentRow } from
 import { mountPath } from '../../lib/playback/urls';
 import { liveRestriction, liveRestrictionColumn } from '../../lib/live/restriction';
 import { type PlaybackGrant, verifyPlaybackToken } from '../../lib/playback/tokens';
-import { encryptedSegment, restrictedCacheControl, viewerRefusal } from '../../lib/protection/enforce';
-import { encryptedMediaPlaylist } from '../../lib/protection/hls';
+import { encryptedSegment, restrictedCacheControl, rungRefusal, viewerRefusal } from '../../lib/protection/enforce';
+import { encryptedMediaPlaylist, rungShortSide } from '../../lib/protection/hls';
 import { videoContentKey } from '../../lib/protection/keys';
 import { type Restriction, selfOriginsOf } from '../../lib/protection/restriction';
 import { keys } from '../../lib/storage';
 import type { Deps } from '../deps';
 import { forbidden, notFound } from '../errors';
 import { CDN_EXPOSE_HEADERS } from './files';
-import { viewerOf } from './protected';
+import { readWhole, viewerOf } from './protected';
 
 const PLAYLIST = 'application/vnd.apple.mpegurl';
 const RUNG_RE = /^(?:[1-9][0-9]{1,4}p|source)$/;
@@ -38,7 +40,7 @@ interface Broadcast {
 }
 
 export function liveCdnRoutes(r: Router, deps: Deps): void {
-  const { db, config, storage } = deps;
+  const { db, config, storage, hot } = deps;
   const base = `${mountPath(config.cdnUrl)}/live/`;
   const self = selfOriginsOf(config);
 
@@ -75,6 +77,21 @@ export function liveCdnRoutes(r: Router, deps: Deps): void {
     };
   }
 
+  /**
+   * A token's `max_resolution` on one rung's playlist and segments (the master lists only rungs up
+   * to it). A `source` rung's size is its row's; read only for a capped token.
+   */
+  async function assertRung(b: Broadcast, rung: string): Promise<void> {
+    if (b.grant?.maxResolution === undefined) return;
+    let shortSide: number | null = rungShortSide(rung);
+    if (shortSide === null) {
+      const row = await db('renditions').where({ video_id: b.videoId, name: rung }).first('width', 'height');
+      shortSide = row ? Math.min(row.width, row.height) : null;
+    }
+    const refused = rungRefusal({ short_side: shortSide }, b.grant, rung);
+    if (refused) throw forbidden('playback_restricted', refused);
+  }
+
   r.options(`${base}*rest`, (ctx) => {
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS');
@@ -93,14 +110,20 @@ export function liveCdnRoutes(r: Router, deps: Deps): void {
       [b.videoId],
     );
     if (!rungs.length) throw notFound('Broadcast');
+    // A token's `max_resolution`: only the rungs up to it (short side, so portrait feeds too).
+    const max = b.grant?.maxResolution;
+    type Row = { name: string; width: number; height: number; bitrate: number; recent: SegmentRow[] | null };
+    const listed = max === undefined ? rungs : rungs.filter((x: Row) => Math.min(x.width, x.height) <= max);
+    if (!listed.length) throw forbidden('playback_restricted', `This broadcast has no rendition up to ${max}p`);
     ctx.set('Cache-Control', 'no-cache');
     ctx.type = PLAYLIST;
-    ctx.body = masterPlaylist(rungs.map((x: { name: string; width: number; height: number; bitrate: number; recent: SegmentRow[] | null }) => ({ ...x, bandwidth: Math.max(x.bitrate, measuredBandwidth(x.recent ?? []) ?? 0) })));
+    ctx.body = masterPlaylist(listed.map((x: Row) => ({ ...x, bandwidth: Math.max(x.bitrate, measuredBandwidth(x.recent ?? []) ?? 0) })));
   });
 
   r.get(`${base}:subject/:rung/index.m3u8`, async (ctx) => {
     if (!RUNG_RE.test(ctx.params.rung)) throw notFound('File');
     const b = await resolve(ctx, ctx.params.subject);
+    await assertRung(b, ctx.params.rung);
     const want = Math.max(3, Math.ceil(b.windowSeconds / b.targetFloor));
     const rows: SegmentRow[] = (await db('live_segments').where({ video_id: b.videoId, rung: ctx.params.rung }).orderBy('seq', 'desc').limit(want)).reverse();
     if (!rows.length) throw notFound('File');
@@ -128,20 +151,25 @@ export function liveCdnRoutes(r: Router, deps: Deps): void {
   r.get(`${base}:subject/:rung/:file`, async (ctx) => {
     if (!RUNG_RE.test(ctx.params.rung) || !SEG_RE.test(ctx.params.file)) throw notFound('File');
     const b = await resolve(ctx, ctx.params.subject);
-    const obj = await storage.get(`${keys.rendition(b.workspaceId, b.videoId, ctx.params.rung)}${ctx.params.file}`);
-    if (!obj) throw notFound('File');
+    await assertRung(b, ctx.params.rung);
+    const path = `${keys.rendition(b.workspaceId, b.videoId, ctx.params.rung)}${ctx.params.file}`;
     // A restricted stream's segments must not be handed to any site by a shared cache.
     ctx.set('Cache-Control', restrictedCacheControl(b, 'public, max-age=60'));
     ctx.type = 'video/mp2t';
     if (b.encrypted) {
       // Whole-segment AES-128-CBC with the IV the playlist names (same as the recording's, so the
-      // finished recording on /v/ serves the same bytes).
-      const chunks: Buffer[] = [];
-      for await (const c of obj.body) chunks.push(c as Buffer);
+      // finished recording on /v/ serves the same bytes). Every viewer asks for the same few
+      // segments at the live edge: held by the file cache, a segment's ciphertext is kept beside
+      // it (as on /v/), so it is one cipher pass per process, not one per request.
+      const cached = await hot.files.get(b.videoId, path);
+      const plain = cached ?? (await readWhole(deps, path));
+      if (!plain) throw notFound('File');
       const key = await videoContentKey(db, config.protection, b.videoId);
-      ctx.body = encryptedSegment(key, ctx.params.rung, ctx.params.file, Buffer.concat(chunks), false);
+      ctx.body = encryptedSegment(key, ctx.params.rung, ctx.params.file, plain.body, cached !== null);
       return;
     }
+    const obj = await storage.get(path);
+    if (!obj) throw notFound('File');
     ctx.length = obj.size;
     ctx.body = obj.body;
   });

@@ -3,7 +3,7 @@ import type { PlaybackVideo } from '../../lib/playback/access';
 import type { CachedFile } from '../../lib/playback/fileCache';
 import type { PlaybackGrant } from '../../lib/playback/tokens';
 import type { ViewerRequest } from '../../lib/protection/enforce';
-import { cappedMaster, encryptedMediaPlaylist } from '../../lib/protection/hls';
+import { cappedMaster, encryptedMediaPlaylist, isCmafRung, withoutCmafVariants } from '../../lib/protection/hls';
 import { videoContentKey } from '../../lib/protection/keys';
 import type { Storage } from '../../lib/storage';
 import type { Deps } from '../deps';
@@ -47,13 +47,31 @@ export function playlistRewrite(
 ): ((text: string) => Promise<string>) | undefined {
   if (!file.rung) {
     const max = grant?.maxResolution;
-    return max === undefined ? undefined : async (text) => cappedMaster(text, max);
+    const encrypted = video.encryption === 'aes-128';
+    if (max === undefined && !encrypted) return undefined;
+    return async (text) => {
+      const listed = encrypted ? withoutCmafVariants(text) : text;
+      return max === undefined ? listed : cappedMaster(listed, max);
+    };
   }
   if (video.encryption !== 'aes-128') return undefined;
   return async (text) => {
     const key = await videoContentKey(deps.db, deps.config.protection, video.id);
     return encryptedMediaPlaylist(text, `${deps.config.cdnUrl}/v/${subject}/key`, key, file.rung!);
   };
+}
+
+/**
+ * An encrypted video's CMAF renditions (HEVC, AV1) and its DASH manifest are not served (409
+ * `encryption_unsupported`): whole-segment AES-128 is HLS's, which DASH players cannot decrypt,
+ * and CMAF with AES-128 is not tested with the players. Its H.264 ladder plays everywhere.
+ */
+export function cmafRefusal(video: PlaybackVideo, file: CdnFile): string | null {
+  if (video.encryption !== 'aes-128') return null;
+  if (file.rung ? isCmafRung(file.rung) : file.contentType === 'application/dash+xml') {
+    return 'An encrypted video is served as HLS AES-128 over its H.264 renditions only: no DASH manifest and no HEVC/AV1 renditions';
+  }
+  return null;
 }
 
 /** A whole stored object (segments and playlists are small), or null when missing. */

@@ -4,7 +4,7 @@ import { exceededAllowance } from '../../lib/playback/bandwidth';
 import type { CachedFile } from '../../lib/playback/fileCache';
 import { mountPath } from '../../lib/playback/urls';
 import type { Deps } from '../deps';
-import { forbidden, notFound } from '../errors';
+import { conflict, forbidden, notFound } from '../errors';
 import { encryptedSegment, restrictedCacheControl, rungRefusal, viewerRefusal } from '../../lib/protection/enforce';
 import { encryptedEtag } from '../../lib/protection/hls';
 import { videoContentKey } from '../../lib/protection/keys';
@@ -12,7 +12,7 @@ import { selfOriginsOf } from '../../lib/protection/restriction';
 import { CDN_EXPOSE_HEADERS, cacheControl, parseCdnPath } from './files';
 import { liveCdnRoutes } from './live';
 import { outputCdnRoutes } from './outputs/routes';
-import { answerKey, playlistRewrite, readWhole, viewerOf } from './protected';
+import { answerKey, cmafRefusal, playlistRewrite, readWhole, viewerOf } from './protected';
 import { answerFromMemory, streamObject } from './stream';
 
 function cors(ctx: ParameterizedContext): void {
@@ -61,6 +61,8 @@ export function cdnRoutes(r: Router, deps: Deps): void {
       const capped = rungRefusal(video, grant, file.rung);
       if (capped) throw forbidden('playback_restricted', capped);
     }
+    const unencryptable = cmafRefusal(video, file);
+    if (unencryptable) throw conflict('encryption_unsupported', unencryptable);
 
     const allowance = exceededAllowance(video.plan, video.bandwidth_bytes + meter.pending(video.workspace_id, video.month));
     if (allowance !== undefined) {

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { newId, parseId } from '../../lib/ids';
 import type { Deps } from '../deps';
 import { badRequest, notFound } from '../errors';
-import { auth } from '../middleware/auth';
+import { auth, requireOwner } from '../middleware/auth';
 import { parseBody, parseQuery } from '../middleware/validate';
 import { createRestrictionBody, listRestrictionsQuery, patchPlaybackDefaultsBody, patchRestrictionBody } from './schema';
 
@@ -47,6 +47,8 @@ export async function assertRestrictionOf(db: Knex, workspaceId: string, id: str
 export function restrictionRoutes(r: Router, deps: Deps): void {
   const { db } = deps;
 
+  // Reads are every member's (to pick a restriction for a video); changes are the owners' (a
+  // member's session: 403 owner_required; docs/dashboard.md, "Roles").
   r.get('/playback-restrictions', async (ctx) => {
     const { limit, cursor } = parseQuery(ctx, listRestrictionsQuery);
     // pr_ ids are time-ordered (UUIDv7): the id is the keyset.
@@ -58,6 +60,7 @@ export function restrictionRoutes(r: Router, deps: Deps): void {
   });
 
   r.post('/playback-restrictions', async (ctx) => {
+    requireOwner(ctx);
     const { workspaceId } = auth(ctx);
     const body = parseBody(ctx, createRestrictionBody);
     const [row] = await db<RestrictionRow>('playback_restrictions')
@@ -72,6 +75,7 @@ export function restrictionRoutes(r: Router, deps: Deps): void {
   });
 
   r.patch('/playback-restrictions/:id', async (ctx) => {
+    requireOwner(ctx);
     const { workspaceId } = auth(ctx);
     const found = await findRestriction(db, workspaceId, ctx.params.id);
     const { referrer } = parseBody(ctx, patchRestrictionBody);
@@ -88,6 +92,7 @@ export function restrictionRoutes(r: Router, deps: Deps): void {
 
   // Videos and the default that named it fall back to no restriction (on delete set null).
   r.delete('/playback-restrictions/:id', async (ctx) => {
+    requireOwner(ctx);
     const { workspaceId } = auth(ctx);
     const found = await findRestriction(db, workspaceId, ctx.params.id);
     const n = await db('playback_restrictions').where({ id: found.id, workspace_id: workspaceId }).delete();
@@ -105,6 +110,7 @@ export function restrictionRoutes(r: Router, deps: Deps): void {
   });
 
   r.patch('/playback-defaults', async (ctx) => {
+    requireOwner(ctx);
     const { workspaceId } = auth(ctx);
     const body = parseBody(ctx, patchPlaybackDefaultsBody);
     const patch: Record<string, unknown> = {};

@@ -24,8 +24,8 @@ export function viewerRefusal(video: Pick<PlaybackVideo, 'restriction'>, grant: 
   return null;
 }
 
-/** A rendition above the token's `max_resolution` (its playlist and segments). */
-export function rungRefusal(video: PlaybackVideo, grant: PlaybackGrant | null, rung: string): string | null {
+/** A rendition above the token's `max_resolution` (its playlist and segments). `short_side`: the source's, for a `source` rung. */
+export function rungRefusal(video: Pick<PlaybackVideo, 'short_side'>, grant: PlaybackGrant | null, rung: string): string | null {
   if (grant?.maxResolution === undefined) return null;
   const side = rungShortSide(rung) ?? video.short_side ?? Number.POSITIVE_INFINITY;
   return side > grant.maxResolution ? `This playback token allows renditions up to ${grant.maxResolution}p` : null;

@@ -47,24 +47,33 @@ export function rungShortSide(rung: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/** A CMAF rendition (`720p-hevc`, `720p-av1`: lib/media/cmaf.ts): not served for an encrypted video. */
+export const isCmafRung = (rung: string): boolean => /-(?:hevc|av1)$/.test(rung);
+
+/** The multivariant playlist without the variants `drop` names (by the variant's tag line and its URI); other tags are kept. */
+function withoutVariants(text: string, drop: (v: { side: number; uri: string }) => boolean): string {
+  const lines = text.split('\n');
+  const gone = new Set<number>();
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i].startsWith('#EXT-X-STREAM-INF:')) continue;
+    const res = /RESOLUTION=(\d+)x(\d+)/.exec(lines[i]);
+    let j = i + 1;
+    while (j < lines.length && (lines[j].trim() === '' || lines[j].startsWith('#'))) j++;
+    if (drop({ side: res ? Math.min(Number(res[1]), Number(res[2])) : 0, uri: lines[j]?.trim() ?? '' })) gone.add(i).add(j);
+  }
+  return lines.filter((_, i) => !gone.has(i)).join('\n');
+}
+
 /**
  * The multivariant playlist with only the variants whose short side is ≤ `max` (a token's
  * `max_resolution`). The short side comes from RESOLUTION (portrait sources scale by their short
  * side too). Other tags (audio and subtitle groups) are kept. The ladder always has a rung at
  * or below 240p (or the source's own size below that), so every allowed cap still plays.
  */
-export function cappedMaster(text: string, max: number): string {
-  const lines = text.split('\n');
-  type Variant = { inf: number; uri: number; side: number };
-  const variants: Variant[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (!lines[i].startsWith('#EXT-X-STREAM-INF:')) continue;
-    const res = /RESOLUTION=(\d+)x(\d+)/.exec(lines[i]);
-    let j = i + 1;
-    while (j < lines.length && (lines[j].trim() === '' || lines[j].startsWith('#'))) j++;
-    variants.push({ inf: i, uri: j, side: res ? Math.min(Number(res[1]), Number(res[2])) : 0 });
-  }
-  const drop = new Set<number>();
-  for (const v of variants) if (v.side > max) drop.add(v.inf).add(v.uri);
-  return lines.filter((_, i) => !drop.has(i)).join('\n');
-}
+export const cappedMaster = (text: string, max: number): string => withoutVariants(text, (v) => v.side > max);
+
+/**
+ * An encrypted video's multivariant playlist lists the H.264 (MPEG-TS) ladder only: its CMAF
+ * renditions are not served encrypted (docs/protection.md, "CMAF renditions").
+ */
+export const withoutCmafVariants = (text: string): string => withoutVariants(text, (v) => isCmafRung(v.uri.split('/')[0]));

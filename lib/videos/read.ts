@@ -222,7 +222,8 @@ export function serializeVideo(
     embed_url: ready ? `${config.playerUrl}/embed/${publicId}` : null,
     renditions: rends,
     codecs: row.codecs ?? ['h264'],
-    dash_url: ready && (row.codecs ?? []).some((c) => c !== 'h264') ? `${config.cdnUrl}/v/${publicId}/manifest.mpd` : null,
+    // An encrypted video has no DASH (docs/protection.md, "CMAF renditions").
+    dash_url: ready && row.encryption !== 'aes-128' && (row.codecs ?? []).some((c) => c !== 'h264') ? `${config.cdnUrl}/v/${publicId}/manifest.mpd` : null,
     folder_id: row.folder_id,
     tags,
     created_at: iso(row.created_at)!,

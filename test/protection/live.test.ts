@@ -35,7 +35,8 @@ describe('Playback protection of live streams (SPEC §20)', function () {
   let s: LiveStack;
   before(async function () {
     this.timeout(300_000);
-    s = await startLiveStack();
+    // Behind a trusted proxy (the test client), so a token's `ip` claim is judged on X-Forwarded-For.
+    s = await startLiveStack({ env: { TRUSTED_PROXIES: '127.0.0.1/32' } });
   });
   after(() => s?.close());
 
@@ -143,6 +144,65 @@ describe('Playback protection of live streams (SPEC §20)', function () {
       await get(master, { Referer: OTHER }).expect(200);
     } finally {
       // End the broadcast and let the live worker let go of it before the next test's.
+      await s.post(`/v1/live-streams/${created.id}/complete`);
+      p.stop();
+      await p.done;
+      await waitFor('idle', async () => (await s.get(`/v1/live-streams/${created.id}`)).body.status === 'idle', 30_000).catch(() => undefined);
+    }
+  });
+
+  it('a live token (GET /playback/{ls_id}) holds its ip and max_resolution claims on every live file', async () => {
+    const created = (await s.post('/v1/live-streams', { title: 'claims', reconnect_window: 2 }).expect(201)).body;
+    assert.equal((await s.get(`/v1/playback/${created.id}`).expect(409)).body.error.code, 'not_live');
+    await s.get(`/v1/playback/ls_${'0'.repeat(32)}`).expect(404);
+    // A 640x360 feed: the `source` rung (360) and an encoded 240p.
+    const p = pushRtmp(`${s.rtmpBase}/${created.stream_key}`, { seconds: 50, size: '640x360' });
+    try {
+      await waitFor('active', async () => (await s.get(`/v1/live-streams/${created.id}`).expect(200)).body.status === 'active');
+      const mint = async (query: string) => (await s.get(`/v1/playback/${created.id}${query}`).expect(200)).body;
+      await s.get(`/v1/playback/${created.id}?ip=nope`).expect(400);
+      await s.get(`/v1/playback/${created.id}?playback_restriction_id=pr_${'0'.repeat(32)}`).expect(400);
+      const full = await mint('');
+      assert.match(full.hls_url, new RegExp(`/live/${full.token}/master\\.m3u8$`));
+      const rungsOf = (text: string) => [...text.matchAll(/^([a-z0-9]+)\/index\.m3u8$/gm)].map((m) => m[1]).sort();
+      await waitFor('both rungs live', async () => {
+        const r = await get(full.hls_url);
+        return r.status === 200 && rungsOf(r.body.toString()).join() === '240p,source';
+      }, 60_000);
+      const segOf = async (base: string, rung: string) =>
+        waitFor(`a ${rung} segment`, async () => {
+          const r = await get(base.replace('master.m3u8', `${rung}/index.m3u8`));
+          return r.status === 200 && /^(seg_\d{6}\.ts)$/m.exec(r.body.toString())?.[1];
+        });
+      const srcSeg = await segOf(full.hls_url, 'source');
+
+      // max_resolution=240p: the master lists 240p only; the source rung's playlist and segments are refused.
+      const capped = await mint('?max_resolution=240p');
+      const master = capped.hls_url as string;
+      assert.deepEqual(rungsOf((await get(master).expect(200)).body.toString()), ['240p']);
+      const low = await segOf(master, '240p');
+      await get(master.replace('master.m3u8', `240p/${low}`)).expect(200);
+      for (const f of ['source/index.m3u8', `source/${srcSeg}`]) {
+        const r = await get(master.replace('master.m3u8', f));
+        assert.equal(r.status, 403, f);
+        assert.equal(code(r), 'playback_restricted');
+      }
+      // A 1080p cap lists both; the same files by the uncapped token still play.
+      assert.deepEqual(rungsOf((await get((await mint('?max_resolution=1080p')).hls_url).expect(200)).body.toString()), ['240p', 'source']);
+      await get(full.hls_url.replace('master.m3u8', `source/${srcSeg}`)).expect(200);
+
+      // ip: judged on the forwarded address (the test client is a trusted proxy).
+      const bound = await mint('?ip=203.0.113.0/24');
+      const files = [bound.hls_url, bound.hls_url.replace('master.m3u8', 'source/index.m3u8'), bound.hls_url.replace('master.m3u8', `source/${srcSeg}`)];
+      for (const url of files) {
+        await get(url, { 'X-Forwarded-For': '203.0.113.7' }).expect(200);
+        for (const h of [{ 'X-Forwarded-For': '198.51.100.7' }, {}] as Record<string, string>[]) {
+          const r = await get(url, h);
+          assert.equal(r.status, 403, `${url} from ${JSON.stringify(h)}`);
+          assert.equal(code(r), 'playback_restricted');
+        }
+      }
+    } finally {
       await s.post(`/v1/live-streams/${created.id}/complete`);
       p.stop();
       await p.done;

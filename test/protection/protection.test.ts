@@ -221,6 +221,29 @@ describe('Playback protection (SPEC §20)', function () {
     });
   });
 
+  describe('CMAF renditions and DASH of an encrypted video', () => {
+    it('are not served: 409 encryption_unsupported, and no dash_url', async () => {
+      const t = await token(encrypted.id);
+      for (const f of ['manifest.mpd', `${encrypted.rung}-hevc/index.m3u8`, `${encrypted.rung}-av1/init.mp4`, `${encrypted.rung}-hevc/seg_00000.m4s`]) {
+        for (const subject of [t, encrypted.id]) {
+          const r = await cdn(s, `${subject}/${f}`);
+          assert.equal(r.status, 409, f);
+          assert.equal(JSON.parse(r.body.toString()).error.code, 'encryption_unsupported');
+        }
+      }
+      // A clear video's are served (404 here: this one has no HEVC encode).
+      assert.equal((await cdn(s, `${plain.id}/manifest.mpd`)).status, 404);
+      // As if the extra codecs had been encoded: the read names DASH for the clear video only.
+      await s.db('videos').whereIn('id', [plain.uuid, encrypted.uuid]).update({ codecs: JSON.stringify(['h264', 'hevc']) });
+      try {
+        assert.match((await s.get(`/v1/videos/${plain.id}`).expect(200)).body.dash_url, /manifest\.mpd$/);
+        assert.equal((await s.get(`/v1/videos/${encrypted.id}`).expect(200)).body.dash_url, null);
+      } finally {
+        await s.db('videos').whereIn('id', [plain.uuid, encrypted.uuid]).update({ codecs: JSON.stringify(['h264']) });
+      }
+    });
+  });
+
   describe('changes reach every API process within a second', () => {
     it('a PATCH on one process is enforced by both', async () => {
       const pr = await s.post('/v1/playback-restrictions', { referrer: { allowed_domains: ['allowed.example'], allow_no_referrer: true } }).expect(201);

@@ -60,6 +60,33 @@ describe('security: roles', function () {
     assert.equal((await s.db('api_keys').where({ id: read.body.id }).first('created_by')).created_by, member.id);
   });
 
+  it('playback restrictions and the workspace defaults are the owners\' to change; members read them (SPEC §20)', async () => {
+    const ws = await s.newWorkspace();
+    const member = await person(ws.id, 'member');
+    const owner = await person(ws.id, 'owner');
+    const body = { referrer: { allowed_domains: ['example.com'] } };
+    const pr = (await owner.send('post', '/v1/playback-restrictions', body).expect(201)).body;
+    const refused: Array<[string, request.Test]> = [
+      ['create', member.send('post', '/v1/playback-restrictions', body)],
+      ['change', member.send('patch', `/v1/playback-restrictions/${pr.id}`, { referrer: { allowed_domains: ['*'] } })],
+      ['delete', member.send('delete', `/v1/playback-restrictions/${pr.id}`)],
+      ['default restriction', member.send('patch', '/v1/playback-defaults', { default_playback_restriction_id: null })],
+      ['default encryption', member.send('patch', '/v1/playback-defaults', { default_encryption: 'none' })],
+    ];
+    for (const [what, t] of refused) {
+      const r = await t;
+      assert.equal(r.status === 403 && r.body.error.code, 'owner_required', what);
+    }
+    await member.send('get', '/v1/playback-restrictions').expect(200);
+    assert.deepEqual((await member.send('get', `/v1/playback-restrictions/${pr.id}`).expect(200)).body.referrer.allowed_domains, ['example.com']);
+    await member.send('get', '/v1/playback-defaults').expect(200);
+    // The owner (and a full-access key, which acts as one) still manage them.
+    await owner.send('patch', '/v1/playback-defaults', { default_playback_restriction_id: pr.id }).expect(200);
+    await owner.send('patch', `/v1/playback-restrictions/${pr.id}`, { referrer: { allow_no_referrer: true } }).expect(200);
+    await request(s.url).patch('/v1/playback-defaults').set('Authorization', `Bearer ${ws.fullKey}`).send({ default_playback_restriction_id: null }).expect(200);
+    await owner.send('delete', `/v1/playback-restrictions/${pr.id}`).expect(204);
+  });
+
   it('an owner manages keys and webhooks from the dashboard', async () => {
     const ws = await s.newWorkspace();
     const owner = await person(ws.id, 'owner');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { compileRules, frameAncestors, hostAllowed, parseDomain } from '../../lib/protection/domains';
-import { cappedMaster, encryptedMediaPlaylist, segmentIv } from '../../lib/protection/hls';
+import { cappedMaster, encryptedMediaPlaylist, segmentIv, withoutCmafVariants } from '../../lib/protection/hls';
 import { ipMatches, parseIpClaim } from '../../lib/protection/ip';
 import { compileRestriction, viewerAllowed } from '../../lib/protection/restriction';
 
@@ -80,6 +80,20 @@ describe('unit: playback protection (lib/protection)', () => {
     assert.doesNotMatch(out, /720p|1280/);
     assert.match(out, /TYPE=SUBTITLES/);
     assert.doesNotMatch(cappedMaster(master, 240), /360p/);
+  });
+
+  it('leaves the CMAF (HEVC, AV1) variants out of an encrypted video\'s multivariant playlist', () => {
+    const master = [
+      '#EXTM3U',
+      '#EXT-X-STREAM-INF:BANDWIDTH=500000,RESOLUTION=426x240',
+      '240p/index.m3u8',
+      '#EXT-X-STREAM-INF:BANDWIDTH=400000,RESOLUTION=426x240,CODECS="hvc1.1.6.L90.90"',
+      '240p-hevc/index.m3u8',
+      '#EXT-X-STREAM-INF:BANDWIDTH=300000,RESOLUTION=426x240,CODECS="av01.0.04M.08"',
+      '240p-av1/index.m3u8',
+      '',
+    ].join('\n');
+    assert.equal(withoutCmafVariants(master), ['#EXTM3U', '#EXT-X-STREAM-INF:BANDWIDTH=500000,RESOLUTION=426x240', '240p/index.m3u8', ''].join('\n'));
   });
 
   it('puts an EXT-X-KEY with its own IV before each segment', () => {

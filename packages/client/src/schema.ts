@@ -584,7 +584,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Signed playback URLs for any visibility (409 `not_ready` until ready) */
+        /** Signed playback URLs for any visibility (409 `not_ready` until ready); for a live stream (`ls_…`), of its broadcast on air (409 `not_live` otherwise) */
         get: operations["getPlayback"];
         put?: never;
         post?: never;
@@ -1510,7 +1510,7 @@ export interface components {
             renditions: components["schemas"]["Rendition"][];
             /** @description SPEC §21: H.264 always; HEVC/AV1 add CMAF renditions to the master playlist and a DASH manifest */
             codecs: ("h264" | "hevc" | "av1")[];
-            /** @description `{cdn_url}/v/<id>/manifest.mpd` when the video has HEVC or AV1 renditions (404 until they are encoded); null otherwise */
+            /** @description `{cdn_url}/v/<id>/manifest.mpd` when the video has HEVC or AV1 renditions (404 until they are encoded) and is not encrypted; null otherwise */
             dash_url: string | null;
             /** @description Only when failed */
             error_message?: string | null;
@@ -7861,7 +7861,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description A video id: `vid_…` or the UUID */
+                /** @description A video id (`vid_…` or the UUID), or a live stream id (`ls_…`): the token then names the broadcast going on (its recording) and `hls_url` is its live playlist */
                 id: string;
             };
             cookie?: never;
