@@ -23,7 +23,7 @@ import {
 import { withMasterLock, writeMaster } from '../../lib/outputs/publish';
 import { keys } from '../../lib/storage';
 import type { ActivityDeps } from '../deps';
-import { toFailure } from '../media';
+import { toFailure } from '../transcode/media';
 import { addedTrackActivities, audioKey } from './tracks';
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
