@@ -22,7 +22,7 @@ import {
 } from '../../lib/media';
 import { PASSTHROUGH_RENDITION } from '../../lib/outputs/passthrough';
 import { keys } from '../../lib/storage';
-import { renditionProgressSignal } from '../../workflows/defs';
+import { renditionProgressSignal } from '../../workflows/video/defs';
 import type { ActivityDeps } from '../deps';
 import { toFailure } from './media';
 

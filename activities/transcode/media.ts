@@ -7,7 +7,7 @@ import type { Rung } from '../../lib/media/ladder';
 import { withMasterLock, writeMaster } from '../../lib/outputs/publish';
 import { PASSTHROUGH_RENDITION } from '../../lib/outputs/passthrough';
 import { keys } from '../../lib/storage';
-import { renditionProgressSignal } from '../../workflows/defs';
+import { renditionProgressSignal } from '../../workflows/video/defs';
 import type { ActivityDeps } from '../deps';
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';

@@ -4,7 +4,7 @@ import { limitsOf } from '../../lib/plans';
 import { keys, sanitizeFilename } from '../../lib/storage';
 import { uniqueTagNames } from '../../lib/tags';
 import { pendingStart } from '../../lib/videos/starts';
-import type { VideoSource } from '../../workflows/defs';
+import type { VideoSource } from '../../workflows/video/defs';
 import type { AuthState, Deps } from '../deps';
 import { assertFolderOf } from '../folders/assert';
 import { forbidden } from '../errors';

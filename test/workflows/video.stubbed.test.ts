@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { ApplicationFailure } from '@temporalio/common';
-import { completeUploadUpdate, deleteVideoSignal, retryUpdate, videoStateQuery, type VideoWorkflowInput } from '../../workflows/defs';
+import { completeUploadUpdate, deleteVideoSignal, retryUpdate, videoStateQuery, type VideoWorkflowInput } from '../../workflows/video/defs';
 import { temporalEnv } from '../support/hooks';
 import { workflowBundle } from '../support/stack';
 import { randomToken } from '../../lib/ids';

@@ -13,7 +13,7 @@ import {
   upsertSearchAttributes,
   uuid4,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { Activities } from '../../activities';
 import {
   completeUploadUpdate,
   deleteVideoSignal,
