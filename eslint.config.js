@@ -31,7 +31,7 @@ module.exports = tseslint.config(
         {
           paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code must not use Node built-ins.', allowTypeImports: true })),
           patterns: [
-            { regex: '(^|/)(lib/(db|storage|net|media)(/(?!ladder$|args$|cap$|audio$)[^/]+)?|activities(/[^/]+)?)$', message: 'Workflows reach I/O only through activities (import type); of lib/media only the pure ladder, args, cap and audio.', allowTypeImports: true },
+            { regex: '(^|/)(lib/(db|storage|net|media)(/(?!ladder$|args$|cap$|audio$)[^/]+)?|activities(/[^/]+)*)$', message: 'Workflows reach I/O only through activities (import type); of lib/media only the pure ladder, args, cap and audio.', allowTypeImports: true },
             { group: ['knex', 'pg', '@aws-sdk/*', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', 'fluent-ffmpeg', 'pino'], message: 'Not in workflow code.', allowTypeImports: true },
           ],
         },

@@ -24,6 +24,14 @@ describe('lint rules', function () {
     assert.deepEqual(ok[0].messages, []);
   });
 
+  it('catches a value import of an activity in a room (activities/<pillar>/<file>) from workflow code', async () => {
+    const file = path.join(root, 'workflows', 'video', 'pipeline', 'bad.ts');
+    const bad = await eslint.lintText("import { ladderActivities } from '../../../activities/transcode/ladder';\nexport const x = ladderActivities;", { filePath: file });
+    assert.equal(bad[0].messages.length, 1, JSON.stringify(bad[0].messages.map((m) => m.message)));
+    const ok = await eslint.lintText("import type { Activities } from '../../../activities';\nexport type X = Activities;", { filePath: file });
+    assert.deepEqual(ok[0].messages, []);
+  });
+
   it('catches process.env outside lib/config.ts', async () => {
     const r = await eslint.lintText('export const port = process.env.PORT;', { filePath: path.join(root, 'api', 'x.ts') });
     assert.equal(r[0].messages.length, 1);
