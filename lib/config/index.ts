@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import type { MediaLimits } from './media/limits';
-import type { MediaPolicy } from './media/tools';
-import type { RateControl } from './media/args';
-import { parseTrustedProxies } from './net/proxies';
-import type { RenderLimits } from './outputs/renderQueue';
-import type { MasterKey, MasterKeys } from './protection/keys';
+import type { MediaLimits } from '../media/limits';
+import type { MediaPolicy } from '../media/tools';
+import type { RateControl } from '../media/args';
+import { parseTrustedProxies } from '../net/proxies';
+import type { RenderLimits } from '../outputs/renderQueue';
+import type { MasterKey, MasterKeys } from '../protection/keys';
 
 // Env strings are parsed explicitly: Boolean('false') === true is the classic trap.
 const bool = z
