@@ -27,6 +27,27 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
+/** kill/start/destroy for a service that is one child process (`current()`, spawned again by `start`) with its files in `dir`. */
+function childControls(current: () => ChildProcess | undefined, start: () => Promise<void>, dir: string): Restartable {
+  return {
+    async kill(signal = 'SIGKILL') {
+      const child = current();
+      if (!child) return;
+      child.kill(signal);
+      await exited(child);
+    },
+    start,
+    async destroy() {
+      const child = current();
+      if (child) {
+        child.kill('SIGKILL');
+        await exited(child);
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 // ------------------------------------------------------------------------------------------------
 // Temporal: a dev server on a SQLite file, so a restart keeps every workflow.
 
@@ -74,19 +95,7 @@ export async function startTemporalServer(): Promise<TemporalServer> {
   await start();
   return {
     address,
-    async kill(signal = 'SIGKILL') {
-      if (!child) return;
-      child.kill(signal);
-      await exited(child);
-    },
-    start,
-    async destroy() {
-      if (child) {
-        child.kill('SIGKILL');
-        await exited(child);
-      }
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
+    ...childControls(() => child, start, dir),
   };
 }
 
@@ -168,18 +177,6 @@ export async function startRestartableS3(): Promise<RestartableS3> {
     endpoint: `http://127.0.0.1:${port}`,
     accessKeyId,
     secretAccessKey,
-    async kill(signal = 'SIGKILL') {
-      if (!child) return;
-      child.kill(signal);
-      await exited(child);
-    },
-    start,
-    async destroy() {
-      if (child) {
-        child.kill('SIGKILL');
-        await exited(child);
-      }
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
+    ...childControls(() => child, start, dir),
   };
 }
