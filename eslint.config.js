@@ -14,12 +14,12 @@ module.exports = tseslint.config(
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Read configuration through lib/config.ts.' },
+        { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Read configuration through lib/config/ (lib/config/index.ts).' },
       ],
     },
   },
   {
-    files: ['lib/config.ts', 'cli/config.ts', 'ops/**', 'test/**', 'bench/**', 'deploy/check/**', 'eslint.config.js'],
+    files: ['lib/config/index.ts', 'cli/config.ts', 'ops/**', 'test/**', 'bench/**', 'deploy/check/**', 'eslint.config.js'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {
@@ -31,7 +31,7 @@ module.exports = tseslint.config(
         {
           paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code must not use Node built-ins.', allowTypeImports: true })),
           patterns: [
-            { regex: '(^|/)(lib/(db|storage|net|media)(/(?!ladder$|args$|cap$|audio$)[^/]+)?|activities(/[^/]+)?)$', message: 'Workflows reach I/O only through activities (import type); of lib/media only the pure ladder, args, cap and audio.', allowTypeImports: true },
+            { regex: '(^|/)(lib/(db|storage|net|media)(/(?!ladder$|args$|cap$|audio$)[^/]+)?|activities(/[^/]+)*)$', message: 'Workflows reach I/O only through activities (import type); of lib/media only the pure ladder, args, cap and audio.', allowTypeImports: true },
             { group: ['knex', 'pg', '@aws-sdk/*', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', 'fluent-ffmpeg', 'pino'], message: 'Not in workflow code.', allowTypeImports: true },
           ],
         },

@@ -1,4 +1,4 @@
-import type { RenditionState, VideoStatus } from '../workflows/defs';
+import type { RenditionState, VideoStatus } from '../workflows/video/defs';
 import type { ActivityDeps } from './deps';
 
 /** Postgres is the read model; every write here is idempotent (plain updates/upserts by key). */

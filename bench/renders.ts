@@ -1,6 +1,6 @@
 /**
  * Issue 22 item 8 on this machine, through the real stack with the default render limits
- * (lib/config.ts): a key holder's on-demand thumbnail (a cache miss) alone, then while 12
+ * (lib/config/): a key holder's on-demand thumbnail (a cache miss) alone, then while 12
  * distinct anonymous animated GIFs of another tenant's video arrive at once, for a few rounds;
  * and what the burst got (200 / 429 / 503) and how long its last answer took.
  * `npm run bench:renders -- --seconds 20 --rounds 3`. The machine is shared: read the figures as rough.

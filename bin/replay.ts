@@ -5,7 +5,7 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { loadConfig } from '../lib/config';
 import { parseVideoId } from '../lib/ids';
 import { createTemporalClient } from '../lib/temporal';
-import { videoWorkflowId } from '../workflows/defs';
+import { videoWorkflowId } from '../workflows/video/defs';
 import { workflowsPath } from '../workers/workers';
 
 const USAGE = `usage: npm run replay -- <vid_… | video uuid | workflow id> [--workflows <file>]

@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { Config } from '../lib/config';
 import type { Db } from '../lib/db';
@@ -34,26 +34,15 @@ export async function createWorkers(
   const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const activities = createActivities({ ...deps, temporal });
   const workers: Worker[] = [];
+  /** One worker on `taskQueue`: every activity (each queue runs only what is sent to it), with metrics. */
+  const worker = (taskQueue: string, options: Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'interceptors'>) =>
+    Worker.create({ connection, namespace: config.temporal.namespace, taskQueue, activities, interceptors: { activity: [activityMetrics] }, ...options });
   if (roles.includes('workflow')) {
-    workers.push(
-      await Worker.create({
-        connection,
-        namespace: config.temporal.namespace,
-        taskQueue: config.temporal.taskQueue,
-        ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }),
-        activities,
-        interceptors: { activity: [activityMetrics] },
-      }),
-    );
+    workers.push(await worker(config.temporal.taskQueue, opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath }));
   }
   if (roles.includes('transcode')) {
     workers.push(
-      await Worker.create({
-        connection,
-        namespace: config.temporal.namespace,
-        taskQueue: config.temporal.transcodeQueue,
-        activities,
-        interceptors: { activity: [activityMetrics] },
+      await worker(config.temporal.transcodeQueue, {
         maxConcurrentActivityTaskExecutions: config.temporal.transcodeConcurrency,
         // Heartbeats are what carry a cancellation to ffmpeg. By default they are flushed at 0.8x
         // the heartbeat timeout (24 s at 30 s): a deleted video would keep encoding that long.
@@ -64,12 +53,7 @@ export async function createWorkers(
   if (roles.includes('live')) {
     // One heartbeating session per broadcast (SPEC §17); each holds one ffmpeg for its whole length.
     workers.push(
-      await Worker.create({
-        connection,
-        namespace: config.temporal.namespace,
-        taskQueue: config.live.queue,
-        activities,
-        interceptors: { activity: [activityMetrics] },
+      await worker(config.live.queue, {
         maxConcurrentActivityTaskExecutions: config.live.concurrency,
         // Cancellation (complete, disconnect) reaches the session with its next heartbeat flush.
         maxHeartbeatThrottleInterval: '1 second',

@@ -1,5 +1,5 @@
 // The workflow bundle's entry point: every workflow type the workers host.
-export { videoWorkflow } from './video';
+export { videoWorkflow } from './video/video';
 export { webhookDeliveryWorkflow } from './delivery';
 export { outputsWorkflow } from './jobs/outputs';
 export { analyticsRollupWorkflow } from './analytics/rollup';

@@ -1,6 +1,6 @@
-// SPEC §19 audio activities (docs/audio.md). The video pipeline (workflows/pipeline/ladder.ts,
+// SPEC §19 audio activities (docs/audio.md). The video pipeline (workflows/video/pipeline/ladder.ts,
 // behind the `audio-v1` marker) calls encodeAudioTracks beside the video rungs; audio-only
-// sources take workflows/pipeline/audio-only.ts: encodeAudioLadder, makeAudioPoster,
+// sources take workflows/video/pipeline/audio-only.ts: encodeAudioLadder, makeAudioPoster,
 // publishAudioOnlyMaster. Every write is by key (rows upserted, files overwritten): idempotent.
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -23,7 +23,7 @@ import {
 import { withMasterLock, writeMaster } from '../../lib/outputs/publish';
 import { keys } from '../../lib/storage';
 import type { ActivityDeps } from '../deps';
-import { toFailure } from '../media';
+import { toFailure } from '../transcode/media';
 import { addedTrackActivities, audioKey } from './tracks';
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';

@@ -12,8 +12,8 @@ import { safeRequest } from '../../lib/net/request';
 import { writeMaster } from '../../lib/outputs/publish';
 import { keys } from '../../lib/storage';
 import type { ActivityDeps } from '../deps';
-import { sniffNotVideo } from '../import';
-import { toFailure } from '../media';
+import { sniffNotVideo } from '../upload/import';
+import { toFailure } from '../transcode/media';
 import { removeIfDeleted, withTempDir } from '../outputs/common';
 
 const POLL_MS = 1000;

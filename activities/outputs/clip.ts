@@ -3,7 +3,7 @@ import { Context } from '@temporalio/activity';
 import { clipArgs } from '../../lib/media/outputs';
 import { createMediaTools } from '../../lib/media/tools';
 import type { ActivityDeps } from '../deps';
-import { toFailure } from '../media';
+import { toFailure } from '../transcode/media';
 import { withTempDir } from './common';
 
 /** SPEC §14 clips: the range of the source's original, re-encoded frame-accurately, becomes the clip's original. */

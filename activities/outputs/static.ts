@@ -7,7 +7,7 @@ import { outputKeys } from '../../lib/outputs/keys';
 import { type Mp4Support, STATIC_NAMES } from '../../lib/outputs/options';
 import { joinSegments, renditionSegments } from '../../lib/outputs/segments';
 import type { ActivityDeps } from '../deps';
-import { toFailure } from '../media';
+import { toFailure } from '../transcode/media';
 import { loadJobVideo, type ReadyRendition, removeIfDeleted, withTempDir } from './common';
 
 const CAPPED_SHORT_SIDE = 1080;

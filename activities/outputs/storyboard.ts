@@ -5,7 +5,7 @@ import { createMediaTools } from '../../lib/media/tools';
 import { outputKeys } from '../../lib/outputs/keys';
 import { joinSegments, renditionSegments } from '../../lib/outputs/segments';
 import type { ActivityDeps } from '../deps';
-import { toFailure } from '../media';
+import { toFailure } from '../transcode/media';
 import { loadJobVideo, removeIfDeleted, withTempDir } from './common';
 
 /**

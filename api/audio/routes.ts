@@ -5,6 +5,7 @@ import { addedTrackKey, audioKey } from '../../activities/audio/tracks';
 import { newId, randomToken } from '../../lib/ids';
 import { assertPublicUrl, UrlNotAllowedError } from '../../lib/net/guard';
 import { canonicalLanguage } from '../../lib/outputs/captions';
+import type { AudioTrackRow } from '../../lib/outputs/read';
 import { republishMaster } from '../../lib/outputs/publish';
 import { keys } from '../../lib/storage';
 import { type AudioTrackWorkflowInput, audioTrackWorkflowId } from '../../workflows/audio/defs';
@@ -15,17 +16,8 @@ import { parseBody } from '../middleware/validate';
 import { findVideo } from '../videos/find';
 import { addAudioTrackBody } from './schema';
 
-interface TrackRow {
-  video_id: string;
-  rendition: string;
-  language: string;
-  name: string;
-  is_default: boolean;
-  channels: number;
-  status: string;
-  error_message: string | null;
-  origin: string;
-}
+/** lib/outputs/read.ts's row, with what only this route shows or needs. */
+type TrackRow = AudioTrackRow & { error_message: string | null; origin: string };
 
 /**
  * Audio tracks (SPEC §19, docs/audio.md). A POST records the track and starts its own workflow

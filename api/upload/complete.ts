@@ -4,7 +4,7 @@ import { randomToken } from '../../lib/ids';
 import { keys } from '../../lib/storage';
 import type { VideoRow } from '../../lib/videos/read';
 import { startPending } from '../../lib/videos/starts';
-import { completeUploadUpdate, type UploadObservation, videoWorkflowId } from '../../workflows/defs';
+import { completeUploadUpdate, type UploadObservation, videoWorkflowId } from '../../workflows/video/defs';
 import type { BaseDeps } from '../deps';
 import { badRequest, conflict } from '../errors';
 

@@ -4,12 +4,12 @@ import { limitsOf } from '../../lib/plans';
 import { keys, sanitizeFilename } from '../../lib/storage';
 import { uniqueTagNames } from '../../lib/tags';
 import { pendingStart } from '../../lib/videos/starts';
-import type { VideoSource } from '../../workflows/defs';
+import type { VideoSource } from '../../workflows/video/defs';
 import type { AuthState, Deps } from '../deps';
 import { assertFolderOf } from '../folders/assert';
 import { forbidden } from '../errors';
 import { assertEncryptionConfigured, assertRestrictionOf } from '../restrictions/routes';
-import { visibility } from './schema';
+import { visibility, type videoMeta } from './schema';
 import type { MaxResolution } from '../../lib/media/cap';
 import type { Mp4Support } from '../../lib/outputs/options';
 
@@ -32,6 +32,20 @@ export interface NewVideo {
   protection?: { playback_restriction_id?: string | null; encryption?: 'none' | 'aes-128' };
   /** For uploads: the kind of upload URL and the origin it answers browsers with (SPEC §13). */
   upload?: { protocol: 'put' | 'tus'; corsOrigin?: string };
+}
+
+/** The creation metadata every upload form accepts (`videoMeta`), as the fields of a NewVideo. */
+export function metaFields(body: z.output<z.ZodObject<typeof videoMeta>>): Pick<NewVideo, 'title' | 'description' | 'visibility' | 'folderId' | 'tags' | 'outputs' | 'codecs' | 'protection'> {
+  return {
+    title: body.title,
+    description: body.description,
+    visibility: body.visibility,
+    folderId: body.folder_id,
+    tags: body.tags,
+    outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support, normalize_audio: body.normalize_audio },
+    codecs: body.codecs,
+    protection: { playback_restriction_id: body.playback_restriction_id, encryption: body.encryption },
+  };
 }
 
 export interface CreatedVideo {

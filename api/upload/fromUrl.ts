@@ -5,7 +5,7 @@ import type { Deps } from '../deps';
 import { badRequest, forbidden } from '../errors';
 import { auth } from '../middleware/auth';
 import { parseBody } from '../middleware/validate';
-import { createVideo } from './create';
+import { createVideo, metaFields } from './create';
 import { ok } from './routes';
 import { videoMeta } from './schema';
 
@@ -45,14 +45,7 @@ export function fromUrlRoutes(r: Router, deps: Deps): void {
       filename: filenameFromUrl(url),
       contentType: null,
       size: null,
-      title: body.title,
-      description: body.description,
-      visibility: body.visibility,
-      folderId: body.folder_id,
-      tags: body.tags,
-      outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support, normalize_audio: body.normalize_audio },
-      codecs: body.codecs,
-      protection: { playback_restriction_id: body.playback_restriction_id, encryption: body.encryption },
+      ...metaFields(body),
       sourceUrl: url.toString(),
       source: { kind: 'url', url: url.toString() },
     });

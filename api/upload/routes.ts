@@ -3,14 +3,14 @@ import type { ParameterizedContext } from 'koa';
 import { videoPublicId } from '../../lib/ids';
 import { loadVideoRow, type VideoRow } from '../../lib/videos/read';
 import { queryVideoState } from '../../lib/videos/workflow';
-import type { Deps } from '../deps';
+import type { AuthState, Deps } from '../deps';
 import { auth } from '../middleware/auth';
 import { parseBody } from '../middleware/validate';
 import { ApiError, forbidden } from '../errors';
 import { findVideo } from '../videos/find';
 import { createTusUpload } from '../tus/server';
 import { completeUpload } from './complete';
-import { createVideo, type CreatedVideo } from './create';
+import { createVideo, type CreatedVideo, metaFields } from './create';
 import { completeBody, initBody, presignedBody } from './schema';
 
 /** Form B says `uploading` where Form A says `pending_upload` (SPEC §1). */
@@ -29,6 +29,8 @@ async function uploadUrl(deps: Deps, v: CreatedVideo, protocol: 'put' | 'tus', c
   return { ...up, protocol };
 }
 
+type UploadRequest = Parameters<typeof metaFields>[0] & { filename: string; content_type: string; cors_origin?: string; upload_protocol?: 'put' | 'tus' };
+
 export function uploadRoutes(r: Router, deps: Deps): void {
   const { config } = deps;
   // Built once: a zod schema compiles its parser on first use, which per request cost init ~8 % of its CPU.
@@ -41,27 +43,25 @@ export function uploadRoutes(r: Router, deps: Deps): void {
     uploadTimeoutMs: (config.upload.urlTtlSeconds + config.upload.graceSeconds) * 1000,
     uploadUrlExpiresAt: Date.now() + config.upload.urlTtlSeconds * 1000,
   });
+  /** A video waiting for its upload, and where to send the bytes (Forms A, B and C). */
+  const createUpload = async (a: AuthState, body: UploadRequest, size: number) => {
+    const protocol = body.upload_protocol ?? 'put';
+    const v = await createVideo(deps, a, {
+      filename: body.filename,
+      contentType: body.content_type,
+      size,
+      ...metaFields(body),
+      source: uploadSource(size, body.content_type),
+      upload: { protocol, corsOrigin: body.cors_origin },
+    });
+    return { v, up: await uploadUrl(deps, v, protocol, body.content_type, size) };
+  };
 
   // Form A / C
   r.post('/upload/init', async (ctx) => {
     const a = auth(ctx);
     const body = parseBody(ctx, initSchema);
-    const v = await createVideo(deps, a, {
-      filename: body.filename,
-      contentType: body.content_type,
-      size: body.size,
-      title: body.title,
-      description: body.description,
-      visibility: body.visibility,
-      folderId: body.folder_id,
-      tags: body.tags,
-      outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support, normalize_audio: body.normalize_audio },
-      codecs: body.codecs,
-      protection: { playback_restriction_id: body.playback_restriction_id, encryption: body.encryption },
-      source: uploadSource(body.size, body.content_type),
-      upload: { protocol: body.upload_protocol ?? 'put', corsOrigin: body.cors_origin },
-    });
-    const up = await uploadUrl(deps, v, body.upload_protocol ?? 'put', body.content_type, body.size);
+    const { v, up } = await createUpload(a, body, body.size);
     ctx.status = 201;
     ctx.body = {
       video_id: videoPublicId(v.id),
@@ -87,22 +87,7 @@ export function uploadRoutes(r: Router, deps: Deps): void {
     const a = auth(ctx);
     const body = parseBody(ctx, presignedSchema);
     if (body.workspace_id !== a.workspaceId) throw forbidden('workspace_mismatch', 'workspace_id is not the workspace of this API key');
-    const v = await createVideo(deps, a, {
-      filename: body.filename,
-      contentType: body.content_type,
-      size: body.file_size,
-      title: body.title,
-      description: body.description,
-      visibility: body.visibility,
-      folderId: body.folder_id,
-      tags: body.tags,
-      outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support, normalize_audio: body.normalize_audio },
-      codecs: body.codecs,
-      protection: { playback_restriction_id: body.playback_restriction_id, encryption: body.encryption },
-      source: uploadSource(body.file_size, body.content_type),
-      upload: { protocol: body.upload_protocol ?? 'put', corsOrigin: body.cors_origin },
-    });
-    const up = await uploadUrl(deps, v, body.upload_protocol ?? 'put', body.content_type, body.file_size);
+    const { v, up } = await createUpload(a, body, body.file_size);
     ok(ctx, 201, {
       video_id: v.id,
       upload_url: up.url,

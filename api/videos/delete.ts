@@ -1,6 +1,6 @@
 import { videoWorkflowOptions } from '../../lib/videos/workflow';
 import type { VideoRow } from '../../lib/videos/read';
-import { deleteVideoSignal, type VideoSource } from '../../workflows/defs';
+import { deleteVideoSignal, type VideoSource } from '../../workflows/video/defs';
 import type { Deps } from '../deps';
 import { unavailable } from '../errors';
 

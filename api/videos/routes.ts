@@ -3,7 +3,7 @@ import { loadOutputs, type VideoOutputs } from '../../lib/outputs/read';
 import { loadRelations, type RenditionView, serializeVideo, VIDEO_WITH_RELATIONS, type VideoRow, type VideoWithRelations } from '../../lib/videos/read';
 import { parseVideoId } from '../../lib/ids';
 import { queryVideoState } from '../../lib/videos/workflow';
-import { retryUpdate, videoWorkflowId } from '../../workflows/defs';
+import { retryUpdate, videoWorkflowId } from '../../workflows/video/defs';
 import type { Deps } from '../deps';
 import { conflict, notFound } from '../errors';
 import { auth } from '../middleware/auth';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Every event a video emits (workflows/video.ts), in the order they happen, then a live stream's (workflows/live/stream.ts). */
+/** Every event a video emits (workflows/video/video.ts), in the order they happen, then a live stream's (workflows/live/stream.ts). */
 export const EVENT_TYPES = [
   'video.uploaded',
   'video.ready',

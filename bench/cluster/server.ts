@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
-import { VideoIdKey, VideoStatusKey, WorkspaceIdKey } from '../../workflows/defs';
+import { VideoIdKey, VideoStatusKey, WorkspaceIdKey } from '../../workflows/video/defs';
 import { adoptGroup } from '../../test/support/child';
 import { findTool } from '../../test/support/services';
 

@@ -12,6 +12,7 @@ import { limitsOf } from '../plans';
 import { disconnectedSignal, liveWorkflowId } from '../../workflows/live/defs';
 import { LIVE_CONTROL_CHANNEL, parseDrop } from './control';
 import { hashStreamKey, internalPath, STREAM_KEY_RE } from './keys';
+import { routeNmsLogs } from './nmsLog';
 import { signalConnected } from './workflow';
 
 // node-media-server is CommonJS without types; these are the parts of its session and context used here.
@@ -49,7 +50,7 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
   const { config, db, temporal, log } = deps;
   const NodeMediaServer = require('node-media-server');
   const Context: NmsContext = require('node-media-server/src/core/context.js');
-  const nmsLogger = require('node-media-server/src/core/logger.js');
+  const nmsLogger = routeNmsLogs(log);
   const nms = new NodeMediaServer(
     {
       bind: config.live.ingestHost,

@@ -1,4 +1,4 @@
-/** The passthrough's rendition name: its files are under `hls/source/` (activities/ladder.ts). */
+/** The passthrough's rendition name: its files are under `hls/source/` (activities/transcode/ladder.ts). */
 export const PASSTHROUGH_RENDITION = 'source';
 
 /** `videos.passthrough_rendition`: set while the published master lists the passthrough. */

@@ -1,7 +1,7 @@
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { videoPublicId } from '../ids';
-import type { RenditionState, VideoState } from '../../workflows/defs';
+import type { RenditionState, VideoState } from '../../workflows/video/defs';
 import { type OutputFields, outputFields, type VideoOutputs } from '../outputs/read';
 import { type PassthroughEntry, passthroughView } from '../outputs/passthrough';
 

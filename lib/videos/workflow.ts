@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { MaxResolution } from '../media/cap';
 import { TIMED_OUT, within } from '../timeout';
-import { type VideoSource, type VideoState, type VideoWorkflowInput, VideoIdKey, videoStateQuery, VideoStatusKey, videoWorkflowId, WorkspaceIdKey } from '../../workflows/defs';
+import { type VideoSource, type VideoState, type VideoWorkflowInput, VideoIdKey, videoStateQuery, VideoStatusKey, videoWorkflowId, WorkspaceIdKey } from '../../workflows/video/defs';
 
 export type VideoRef = { videoId: string; workspaceId: string; storageKey: string; source: VideoSource; maxResolution?: MaxResolution; codecs?: Array<'h264' | 'hevc' | 'av1'> };
 

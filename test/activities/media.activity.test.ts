@@ -5,7 +5,7 @@ import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
-import { mediaActivities } from '../../activities/media';
+import { mediaActivities } from '../../activities/transcode/media';
 import { loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
 import { planLadder } from '../../lib/media/ladder';

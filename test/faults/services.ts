@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
-import { VideoIdKey, VideoStatusKey, WorkspaceIdKey } from '../../workflows/defs';
+import { VideoIdKey, VideoStatusKey, WorkspaceIdKey } from '../../workflows/video/defs';
 import { findTool, freePort, waitForPort } from '../support/services';
 
 /**
@@ -25,6 +25,27 @@ export interface Restartable {
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** kill/start/destroy for a service that is one child process (`current()`, spawned again by `start`) with its files in `dir`. */
+function childControls(current: () => ChildProcess | undefined, start: () => Promise<void>, dir: string): Restartable {
+  return {
+    async kill(signal = 'SIGKILL') {
+      const child = current();
+      if (!child) return;
+      child.kill(signal);
+      await exited(child);
+    },
+    start,
+    async destroy() {
+      const child = current();
+      if (child) {
+        child.kill('SIGKILL');
+        await exited(child);
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -74,19 +95,7 @@ export async function startTemporalServer(): Promise<TemporalServer> {
   await start();
   return {
     address,
-    async kill(signal = 'SIGKILL') {
-      if (!child) return;
-      child.kill(signal);
-      await exited(child);
-    },
-    start,
-    async destroy() {
-      if (child) {
-        child.kill('SIGKILL');
-        await exited(child);
-      }
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
+    ...childControls(() => child, start, dir),
   };
 }
 
@@ -168,18 +177,6 @@ export async function startRestartableS3(): Promise<RestartableS3> {
     endpoint: `http://127.0.0.1:${port}`,
     accessKeyId,
     secretAccessKey,
-    async kill(signal = 'SIGKILL') {
-      if (!child) return;
-      child.kill(signal);
-      await exited(child);
-    },
-    start,
-    async destroy() {
-      if (child) {
-        child.kill('SIGKILL');
-        await exited(child);
-      }
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
+    ...childControls(() => child, start, dir),
   };
 }

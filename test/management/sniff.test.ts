@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { sniffNotVideo } from '../../activities/import';
+import { sniffNotVideo } from '../../activities/upload/import';
 import { makeClip } from '../support/media';
 
 const pad = (head: Buffer | string) => Buffer.concat([Buffer.from(head as never), Buffer.alloc(64 - Buffer.byteLength(head as never), 0)]);

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { createMediaTools, type MediaPolicy } from '../../lib/media/tools';
 import { DEFAULT_LIMITS } from '../../lib/media/limits';
 import { FfmpegError } from '../../lib/media/run';
-import { toFailure } from '../../activities/media';
+import { toFailure } from '../../activities/transcode/media';
 import { LocalStorage } from '../../lib/storage';
 import { makeClip } from '../support/media';
 

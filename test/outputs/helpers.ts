@@ -45,7 +45,7 @@ export async function probeBytes(bytes: Buffer, ext: string, countFrames = false
 
 export const outputDir = path.join(__dirname, '..', '..', 'test-output');
 
-/** What the burst test and bench/renders.ts configure: the defaults of lib/config.ts. */
+/** What the burst test and bench/renders.ts configure: the defaults of lib/config/. */
 export const BURST_ENV = {
   RENDER_CONCURRENCY: '2',
   RENDER_ANONYMOUS_CONCURRENCY: '1',

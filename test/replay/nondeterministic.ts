@@ -2,8 +2,8 @@
 // real code runs. Replaying recorded histories against it must fail (test/replay/replay.test.ts).
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import type { VideoWorkflowInput } from '../../workflows/defs';
-import { videoWorkflow as current } from '../../workflows/video';
+import type { VideoWorkflowInput } from '../../workflows/video/defs';
+import { videoWorkflow as current } from '../../workflows/video/video';
 
 export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
   await proxyActivities<Activities>({ startToCloseTimeout: '1 minute' }).originalExists({ storageKey: input.storageKey });

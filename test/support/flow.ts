@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
@@ -7,6 +8,16 @@ export interface Uploaded {
   id: string;
   uploadUrl: string;
 }
+
+/** SHA-256 of a stored object (null when it is not there), to compare with `fileSha` of what was sent. */
+export async function storedSha(stack: Pick<Stack, 'storage'>, key: string): Promise<string | null> {
+  const obj = await stack.storage.get(key);
+  if (!obj) return null;
+  const h = createHash('sha256');
+  for await (const c of obj.body) h.update(c as Buffer);
+  return h.digest('hex');
+}
+export const fileSha = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 /** PUT a file to a presigned URL as a browser would. */
 export async function putFile(url: string, file: string, contentType = 'video/mp4', headers: Record<string, string> = {}): Promise<Response> {

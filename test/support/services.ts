@@ -6,7 +6,7 @@ import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createDb, migrateLatest, type Db } from '../../lib/db';
 import { randomToken } from '../../lib/ids';
-import { VideoIdKey, VideoStatusKey, WorkspaceIdKey } from '../../workflows/defs';
+import { VideoIdKey, VideoStatusKey, WorkspaceIdKey } from '../../workflows/video/defs';
 
 /**
  * The real components the integration tests run against, started once per mocha run and only

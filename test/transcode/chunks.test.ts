@@ -95,13 +95,19 @@ describe('chunked encodes across transcode workers (real ffmpeg + Temporal)', fu
     await Promise.all([a.kill('SIGTERM'), b.kill('SIGTERM')]);
   });
 
-  it('a worker SIGKILLed mid-chunk loses only that chunk', async () => {
+  /** Two single-slot workers slow enough (preset medium) to be caught mid-chunk, and a 20 s 720p video ready on them. */
+  async function slowWorkersAndReadyVideo() {
     const slow = { ...s.env, X264_PRESET: 'medium' };
     const a = spawnWorker(slow);
     const b = spawnWorker(slow);
     onTeardown(() => Promise.all([a.kill(), b.kill()]));
     const { id } = await uploadFormA(s, await makeClip({ width: 1280, height: 720, seconds: 20 }));
     const v = await waitForVideo(s, id, isStatus('ready'), 120_000);
+    return { a, b, id, v };
+  }
+
+  it('a worker SIGKILLed mid-chunk loses only that chunk', async () => {
+    const { a, b, id, v } = await slowWorkersAndReadyVideo();
     // Wait for a chunk to land, so there is finished work the crash must not redo.
     const deadline = Date.now() + 120_000;
     while ([...chunkAttempts(await allRunEvents(s, `video-${v.uuid}`)).values()].every((x) => x === undefined)) {
@@ -120,12 +126,7 @@ describe('chunked encodes across transcode workers (real ffmpeg + Temporal)', fu
   });
 
   it('a delete mid-chunk stops every ffmpeg before the files go', async () => {
-    const slow = { ...s.env, X264_PRESET: 'medium' };
-    const a = spawnWorker(slow);
-    const b = spawnWorker(slow);
-    onTeardown(() => Promise.all([a.kill(), b.kill()]));
-    const { id } = await uploadFormA(s, await makeClip({ width: 1280, height: 720, seconds: 20 }));
-    const v = await waitForVideo(s, id, isStatus('ready'), 120_000);
+    const { a, b, id, v } = await slowWorkersAndReadyVideo();
     const deadline = Date.now() + 60_000;
     while (ffmpegsFor(v.uuid).length < 2) {
       assert.ok(Date.now() < deadline, 'two chunk encodes never ran at once');

@@ -8,7 +8,7 @@ describe('lint rules', function () {
   this.timeout(60_000);
   const eslint = new ESLint({ cwd: root });
 
-  it('the code base passes (workflows deterministic, env read only in lib/config.ts)', async () => {
+  it('the code base passes (workflows deterministic, env read only in lib/config/index.ts)', async () => {
     const results = await eslint.lintFiles(['api', 'lib', 'workflows', 'activities', 'workers', 'bin', 'migrations']);
     const problems = results.flatMap((r) => r.messages.map((m) => `${path.relative(root, r.filePath)}:${m.line} ${m.message}`));
     assert.deepEqual(problems, []);
@@ -24,7 +24,15 @@ describe('lint rules', function () {
     assert.deepEqual(ok[0].messages, []);
   });
 
-  it('catches process.env outside lib/config.ts', async () => {
+  it('catches a value import of an activity in a room (activities/<pillar>/<file>) from workflow code', async () => {
+    const file = path.join(root, 'workflows', 'video', 'pipeline', 'bad.ts');
+    const bad = await eslint.lintText("import { ladderActivities } from '../../../activities/transcode/ladder';\nexport const x = ladderActivities;", { filePath: file });
+    assert.equal(bad[0].messages.length, 1, JSON.stringify(bad[0].messages.map((m) => m.message)));
+    const ok = await eslint.lintText("import type { Activities } from '../../../activities';\nexport type X = Activities;", { filePath: file });
+    assert.deepEqual(ok[0].messages, []);
+  });
+
+  it('catches process.env outside lib/config/index.ts', async () => {
     const r = await eslint.lintText('export const port = process.env.PORT;', { filePath: path.join(root, 'api', 'x.ts') });
     assert.equal(r[0].messages.length, 1);
   });

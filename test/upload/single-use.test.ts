@@ -1,21 +1,11 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { keys } from '../../lib/storage';
 import { parseVideoId } from '../../lib/ids';
-import { isStatus, putFile, waitForVideo } from '../support/flow';
+import { fileSha, isStatus, putFile, storedSha, waitForVideo } from '../support/flow';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
-
-async function sha(s: Stack, key: string): Promise<string | null> {
-  const obj = await s.storage.get(key);
-  if (!obj) return null;
-  const h = createHash('sha256');
-  for await (const c of obj.body) h.update(c as Buffer);
-  return h.digest('hex');
-}
-const fileSha = (f: string) => createHash('sha256').update(fs.readFileSync(f)).digest('hex');
 
 /** A valid clip of exactly `size` bytes with other content: what a late PUT would carry. */
 function otherBytes(size: number): string {
@@ -77,11 +67,11 @@ for (const driver of ['local', 's3'] as const) {
       await latePut(v.upload_url, v.upload_headers);
       const ready = await waitForVideo(s, v.video_id, isStatus('ready'));
       await latePut(v.upload_url, v.upload_headers);
-      assert.equal(await sha(s, v.storage_key), fileSha(clip), 'the original is the first upload');
+      assert.equal(await storedSha(s, v.storage_key), fileSha(clip), 'the original is the first upload');
       // complete stays idempotent and does not pick up the late bytes either.
       const again = await s.post('/v1/upload/complete', { video_id: v.video_id });
       assert.deepEqual([again.status, again.body.status], [200, 'ready']);
-      assert.equal(await sha(s, v.storage_key), fileSha(clip));
+      assert.equal(await storedSha(s, v.storage_key), fileSha(clip));
       assert.equal(ready.size_bytes, fs.statSync(clip).size);
     });
 

@@ -1,24 +1,14 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import { keys, S3Storage } from '../../lib/storage';
 import { parseVideoId } from '../../lib/ids';
 import { recoverTusUploads } from '../../api/tus/recover';
 import { createLogger } from '../../lib/logger';
-import { isStatus, waitForVideo } from '../support/flow';
+import { fileSha, isStatus, storedSha, waitForVideo } from '../support/flow';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
 import { tusHead, tusUpload } from './tus-helpers';
-
-async function sha(s: Stack, key: string): Promise<string | null> {
-  const obj = await s.storage.get(key);
-  if (!obj) return null;
-  const h = createHash('sha256');
-  for await (const c of obj.body) h.update(c as Buffer);
-  return h.digest('hex');
-}
-const fileSha = (f: string) => createHash('sha256').update(fs.readFileSync(f)).digest('hex');
 
 async function initTus(s: Stack, clip: string, extra: Record<string, unknown> = {}) {
   const r = await s.post('/v1/upload/init', { filename: 'clip.mp4', size: fs.statSync(clip).size, content_type: 'video/mp4', upload_protocol: 'tus', ...extra });
@@ -78,7 +68,7 @@ for (const driver of ['local', 's3'] as const) {
 
       const ready = await waitForVideo(s, v.video_id, isStatus('ready'));
       assert.equal(ready.size_bytes, size);
-      assert.equal(await sha(s, v.storage_key), fileSha(clip));
+      assert.equal(await storedSha(s, v.storage_key), fileSha(clip));
       assert.equal(await uploadedEvents(s, v.video_id), 1, 'video.uploaded once');
       // complete stays valid and idempotent.
       const again = await s.post('/v1/upload/complete', { video_id: v.video_id });
@@ -95,7 +85,7 @@ for (const driver of ['local', 's3'] as const) {
       });
       assert.equal(patch.status, 409);
       assert.equal((await patch.json()).error.code, 'upload_closed');
-      assert.equal(await sha(s, v.storage_key), fileSha(clip));
+      assert.equal(await storedSha(s, v.storage_key), fileSha(clip));
       assert.deepEqual(await staged(s, v.video_id), [], 'staging swept');
     });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { ApplicationFailure } from '@temporalio/common';
-import { completeUploadUpdate, deleteVideoSignal, retryUpdate, videoStateQuery, type VideoWorkflowInput } from '../../workflows/defs';
+import { completeUploadUpdate, deleteVideoSignal, retryUpdate, videoStateQuery, type VideoWorkflowInput } from '../../workflows/video/defs';
 import { temporalEnv } from '../support/hooks';
 import { workflowBundle } from '../support/stack';
 import { randomToken } from '../../lib/ids';
@@ -85,6 +85,14 @@ function stubs(log: string[], probe: Partial<Awaited<ReturnType<Activities['prob
  * Chunks of a group run at once and may land in any order: sort each run of encode lines. The
  * thumbnail runs beside the first encode; it is only checked to come before `ready`.
  */
+/** A worker on a fresh queue of the shared test server, running the bundled workflows on these activities. */
+async function stubWorker(activities: Partial<Activities>) {
+  const env = await temporalEnv();
+  const taskQueue = `stub-${randomToken(4)}`;
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
+  return { env, taskQueue, worker };
+}
+
 function ordered(log: string[]): string[] {
   assert.ok(log.indexOf('thumbnail') >= 0 && log.indexOf('thumbnail') < log.indexOf('recordState:ready'), log.join(' '));
   const out: string[] = [];
@@ -108,15 +116,8 @@ describe('video workflow with stubbed activities', function () {
   this.timeout(60_000);
 
   it('publishes the passthrough, is ready, then encodes every rung of each chunk at once and drops the passthrough', async () => {
-    const env = await temporalEnv();
-    const taskQueue = `stub-${randomToken(4)}`;
     const log: string[] = [];
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: await workflowBundle(),
-      activities: stubs(log),
-    });
+    const { env, taskQueue, worker } = await stubWorker(stubs(log));
     const input: VideoWorkflowInput = {
       videoId: '00000000-0000-7000-8000-000000000001',
       workspaceId: 'ws_test',
@@ -166,10 +167,8 @@ describe('video workflow with stubbed activities', function () {
   });
 
   it('without a passthrough the lowest rung makes it ready, then the rest encode together', async () => {
-    const env = await temporalEnv();
-    const taskQueue = `stub-${randomToken(4)}`;
     const log: string[] = [];
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: stubs(log, {}, false) });
+    const { env, taskQueue, worker } = await stubWorker(stubs(log, {}, false));
     await worker.runUntil(async () => {
       const handle = await env.client.workflow.start('videoWorkflow', {
         taskQueue,
@@ -204,10 +203,8 @@ describe('video workflow with stubbed activities', function () {
   });
 
   it('a delete while waiting for the upload removes files and emits video.deleted without processing', async () => {
-    const env = await temporalEnv();
-    const taskQueue = `stub-${randomToken(4)}`;
     const log: string[] = [];
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities: stubs(log) });
+    const { env, taskQueue, worker } = await stubWorker(stubs(log));
     await worker.runUntil(async () => {
       const handle = await env.client.workflow.start('videoWorkflow', {
         taskQueue,
@@ -229,8 +226,6 @@ describe('video workflow with stubbed activities', function () {
   });
 
   it('promotes a staged upload once, caps the ladder without a passthrough above the cap, requests outputs after a retry (even one accepted while failing), and sweeps the staging prefix after the delete', async () => {
-    const env = await temporalEnv();
-    const taskQueue = `stub-${randomToken(4)}`;
     const log: string[] = [];
     let broken = true;
     let retryAccepted = () => {};
@@ -260,7 +255,7 @@ describe('video workflow with stubbed activities', function () {
         return base.encodeChunk!(p);
       }) as Activities['encodeChunk'],
     };
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
+    const { env, taskQueue, worker } = await stubWorker(activities);
     await worker.runUntil(async () => {
       const handle = await env.client.workflow.start('videoWorkflow', {
         taskQueue,

@@ -74,3 +74,41 @@ export function Secret({ title, value }: { title: string; value: string }) {
     </div>
   );
 }
+
+/** A table's header row; an empty name is the actions column (named for screen readers only). */
+export function TableHead({ cols }: { cols: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {cols.map((c) =>
+          c ? (
+            <th scope="col" key={c}>
+              {c}
+            </th>
+          ) : (
+            <th scope="col" key="">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          ),
+        )}
+      </tr>
+    </thead>
+  );
+}
+
+/** A filter: a labelled `<select>` whose first choice, "Any", is the empty value. */
+export function AnySelect({ label, name, value, options = [] }: { label: string; name: string; value: string; options?: Array<{ value: string; label: string }> }) {
+  return (
+    <label>
+      {label}
+      <select name={name} defaultValue={value}>
+        <option value="">Any</option>
+        {options.map((o) => (
+          <option value={o.value} key={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

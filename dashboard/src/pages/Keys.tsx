@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Page, type Schemas } from '../api';
-import { ErrorNote, Secret } from '../components/ui';
+import { ErrorNote, Secret, TableHead } from '../components/ui';
 import { when } from '../format';
 import { useLoad } from '../hooks';
 
@@ -60,18 +60,7 @@ export function KeysPage({ role }: { role: 'owner' | 'member' }) {
       {created?.secret && <Secret title={`New ${created.access} key "${created.name}".`} value={created.secret} />}
       <ErrorNote error={failure ?? error} />
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Key</th>
-            <th scope="col">Access</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead cols={['Name', 'Key', 'Access', 'Created', 'Last used', '']} />
         <tbody>
           {data?.data.map((k) => (
             <tr key={k.id} data-key-id={k.id}>

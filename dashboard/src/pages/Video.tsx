@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Page, type Video, type Schemas } from '../api';
-import { CopyButton, ErrorNote, Progress, StatusBadge } from '../components/ui';
+import { CopyButton, ErrorNote, Progress, StatusBadge, TableHead } from '../components/ui';
 import { bytes, duration, when } from '../format';
 import { useLoad, usePoll } from '../hooks';
 import { navigate } from '../router';
@@ -78,14 +78,7 @@ function AudioTracks({ video }: { video: Video }) {
       {video.loudness_lufs != null && <p>Loudness {video.loudness_lufs} LUFS (EBU R128)</p>}
       {tracks.length > 0 && (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Language</th>
-              <th scope="col">Name</th>
-              <th scope="col">Channels</th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
+          <TableHead cols={['Language', 'Name', 'Channels', 'State']} />
           <tbody>
             {tracks.map((t) => (
               <tr key={`${t.language}-${t.channels}-${t.name}`}>
@@ -108,14 +101,7 @@ function Renditions({ video }: { video: Video }) {
     <>
       <h2>Renditions</h2>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Size</th>
-            <th scope="col">Bitrate</th>
-            <th scope="col">State</th>
-          </tr>
-        </thead>
+        <TableHead cols={['Name', 'Size', 'Bitrate', 'State']} />
         <tbody>
           {video.renditions.map((r) => (
             <tr key={r.name}>

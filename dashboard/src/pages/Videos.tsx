@@ -1,8 +1,20 @@
 import { useState } from 'preact/hooks';
 import { api, qs, type Page, type Video } from '../api';
-import { ErrorNote, Link, StatusBadge } from '../components/ui';
+import { AnySelect, ErrorNote, Link, StatusBadge } from '../components/ui';
 import { bytes, duration, when } from '../format';
 import { useLoad, usePoll } from '../hooks';
+
+const STATUSES = [
+  { value: 'pending_upload', label: 'Waiting for upload' },
+  { value: 'processing', label: 'Processing' },
+  { value: 'ready', label: 'Ready' },
+  { value: 'failed', label: 'Failed' },
+];
+const VISIBILITIES = [
+  { value: 'public', label: 'Public' },
+  { value: 'unlisted', label: 'Unlisted' },
+  { value: 'private', label: 'Private' },
+];
 
 interface Filters {
   q: string;
@@ -48,47 +60,10 @@ export function VideosPage() {
           Search titles
           <input name="q" type="search" defaultValue={filters.q} />
         </label>
-        <label>
-          Status
-          <select name="status" defaultValue={filters.status}>
-            <option value="">Any</option>
-            <option value="pending_upload">Waiting for upload</option>
-            <option value="processing">Processing</option>
-            <option value="ready">Ready</option>
-            <option value="failed">Failed</option>
-          </select>
-        </label>
-        <label>
-          Visibility
-          <select name="visibility" defaultValue={filters.visibility}>
-            <option value="">Any</option>
-            <option value="public">Public</option>
-            <option value="unlisted">Unlisted</option>
-            <option value="private">Private</option>
-          </select>
-        </label>
-        <label>
-          Folder
-          <select name="folder_id" defaultValue={filters.folder_id}>
-            <option value="">Any</option>
-            {folders?.data.map((f) => (
-              <option value={f.id} key={f.id}>
-                {f.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Tag
-          <select name="tag" defaultValue={filters.tag}>
-            <option value="">Any</option>
-            {tags?.data.map((t) => (
-              <option value={t.name} key={t.id}>
-                {t.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <AnySelect label="Status" name="status" value={filters.status} options={STATUSES} />
+        <AnySelect label="Visibility" name="visibility" value={filters.visibility} options={VISIBILITIES} />
+        <AnySelect label="Folder" name="folder_id" value={filters.folder_id} options={folders?.data.map((f) => ({ value: f.id, label: f.name }))} />
+        <AnySelect label="Tag" name="tag" value={filters.tag} options={tags?.data.map((t) => ({ value: t.name, label: t.name }))} />
         <button type="submit">Apply</button>
       </form>
       <ErrorNote error={error} />

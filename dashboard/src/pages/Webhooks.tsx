@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, qs, type Page, type Schemas } from '../api';
-import { ErrorNote, Link, Secret } from '../components/ui';
+import { ErrorNote, Link, Secret, TableHead } from '../components/ui';
 import { when } from '../format';
 import { useLoad, usePoll } from '../hooks';
 
@@ -110,18 +110,7 @@ export function WebhookPage({ id }: { id: string }) {
       <h2>Delivery log</h2>
       {log.data?.data.length === 0 && <p>No deliveries yet.</p>}
       <table class="deliveries">
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Last answer</th>
-            <th scope="col">Created</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead cols={['Event', 'Status', 'Attempts', 'Last answer', 'Created', '']} />
         <tbody>
           {log.data?.data.map((d) => (
             <tr key={d.id} data-delivery-id={d.id} data-status={d.status}>

@@ -5,13 +5,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
-import { createMediaTools } from '../lib/media';
-import { parseQuality, psnrStatsName, qualityArgs, sampleEvery, ssimStatsName, type Quality } from '../lib/media/quality';
-import { renditionPsnr, renditionsBelowQualityFloor, renditionSsim } from '../lib/metrics/registry';
-import { joinSegments, renditionSegments } from '../lib/outputs/segments';
-import type { ActivityDeps } from './deps';
+import { createMediaTools } from '../../lib/media';
+import { parseQuality, psnrStatsName, qualityArgs, sampleEvery, ssimStatsName, type Quality } from '../../lib/media/quality';
+import { renditionPsnr, renditionsBelowQualityFloor, renditionSsim } from '../../lib/metrics/registry';
+import { joinSegments, renditionSegments } from '../../lib/outputs/segments';
+import type { ActivityDeps } from '../deps';
 import { toFailure } from './media';
-import { withTempDir } from './outputs/common';
+import { withTempDir } from '../outputs/common';
 
 export type RenditionQuality = { name: string; bitrate: number | null; quality: Quality | null };
 

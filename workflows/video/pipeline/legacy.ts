@@ -3,8 +3,8 @@
 // Videos whose processing started on that code replay it through here (patch 'transcode-v2' absent
 // in their history), so its sequence of commands must never change. New work goes to ./ladder.ts.
 import { isCancellation, patched } from '@temporalio/workflow';
-import { capLadder } from '../../lib/media/cap';
-import { planLadder, type Rung } from '../../lib/media/ladder';
+import { capLadder } from '../../../lib/media/cap';
+import { planLadder, type Rung } from '../../../lib/media/ladder';
 import type { PipelineContext } from './context';
 
 export async function legacyPipeline(ctx: PipelineContext): Promise<void> {

@@ -1,7 +1,7 @@
 // SPEC §19 audio-only sources (MP3, AAC/M4A, WAV, FLAC, Ogg/Opus; docs/audio.md): the same
 // lifecycle as a video with an audio-only ladder (64 and 128 kb/s AAC, one decode), a poster
 // that is the cover art or the waveform, then ready and the outputs (M4A with mp4_support).
-import { AUDIO_ONLY_LADDER } from '../../lib/media/audio';
+import { AUDIO_ONLY_LADDER } from '../../../lib/media/audio';
 import type { PipelineContext } from './context';
 
 export interface AudioOnlyInfo {

@@ -5,14 +5,14 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
-import { createMediaTools, measuredBandwidth, type PlaylistRung, type Rung } from '../lib/media';
-import { parseMediaPlaylist } from '../lib/media/chunks';
-import { cmafCodecString, cmafRungArgs, codecRenditionName, type VideoCodec } from '../lib/media/cmaf';
-import { dashManifest } from '../lib/media/dash';
-import { keys } from '../lib/storage';
-import type { ActivityDeps } from './deps';
+import { createMediaTools, measuredBandwidth, type PlaylistRung, type Rung } from '../../lib/media';
+import { parseMediaPlaylist } from '../../lib/media/chunks';
+import { cmafCodecString, cmafRungArgs, codecRenditionName, type VideoCodec } from '../../lib/media/cmaf';
+import { dashManifest } from '../../lib/media/dash';
+import { keys } from '../../lib/storage';
+import type { ActivityDeps } from '../deps';
 import { toFailure } from './media';
-import { withTempDir } from './outputs/common';
+import { withTempDir } from '../outputs/common';
 
 const TYPES: Record<string, string> = { '.m3u8': 'application/vnd.apple.mpegurl', '.m4s': 'video/mp4', '.mp4': 'video/mp4' };
 

@@ -1,8 +1,8 @@
 import { heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { stopOutputJobs } from '../lib/outputs/start';
-import { keys, StorageError } from '../lib/storage';
-import type { ActivityDeps } from './deps';
+import { stopOutputJobs } from '../../lib/outputs/start';
+import { keys, StorageError } from '../../lib/storage';
+import type { ActivityDeps } from '../deps';
 
 export function fileActivities({ storage, log, temporal }: ActivityDeps) {
   return {

@@ -2,9 +2,9 @@
 // playable in about a second) → ready → the ladder, all rungs of a chunk from one decode, the
 // chunks of a long source spread over every transcode worker → stitch → final master.
 import { isCancellation, patched } from '@temporalio/workflow';
-import type { PlaylistRung } from '../../lib/media/args';
-import { capLadder } from '../../lib/media/cap';
-import { keepPassthrough, planLadder, sourceIsTopRung, type Rung } from '../../lib/media/ladder';
+import type { PlaylistRung } from '../../../lib/media/args';
+import { capLadder } from '../../../lib/media/cap';
+import { keepPassthrough, planLadder, sourceIsTopRung, type Rung } from '../../../lib/media/ladder';
 import { audioOnlyPipeline } from './audio-only';
 import type { PipelineContext } from './context';
 

@@ -1,6 +1,6 @@
-// What a pipeline (one processing run of a video) needs from the lifecycle in workflows/video.ts.
+// What a pipeline (one processing run of a video) needs from the lifecycle in workflows/video/video.ts.
 import type { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../../activities';
+import type { Activities } from '../../../activities';
 import type { VideoState, VideoStatus, VideoWorkflowInput } from '../defs';
 
 type Proxy = ReturnType<typeof proxyActivities<Activities>>;

@@ -19,11 +19,11 @@ import {
   type Eligibility,
   type PlaylistRung,
   type Rung,
-} from '../lib/media';
-import { PASSTHROUGH_RENDITION } from '../lib/outputs/passthrough';
-import { keys } from '../lib/storage';
-import { renditionProgressSignal } from '../workflows/defs';
-import type { ActivityDeps } from './deps';
+} from '../../lib/media';
+import { PASSTHROUGH_RENDITION } from '../../lib/outputs/passthrough';
+import { keys } from '../../lib/storage';
+import { renditionProgressSignal } from '../../workflows/video/defs';
+import type { ActivityDeps } from '../deps';
 import { toFailure } from './media';
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';

@@ -2,13 +2,13 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { classifyFfmpegError, codecsFor, createMediaTools, FfmpegError, honestRung, isRefusedInput, masterPlaylist, MediaError, type PlaylistRung, REFUSED_INPUT_MESSAGE, thumbnailArgs, thumbnailTime, transcodeArgs } from '../lib/media';
-import type { Rung } from '../lib/media/ladder';
-import { withMasterLock, writeMaster } from '../lib/outputs/publish';
-import { PASSTHROUGH_RENDITION } from '../lib/outputs/passthrough';
-import { keys } from '../lib/storage';
-import { renditionProgressSignal } from '../workflows/defs';
-import type { ActivityDeps } from './deps';
+import { classifyFfmpegError, codecsFor, createMediaTools, FfmpegError, honestRung, isRefusedInput, masterPlaylist, MediaError, type PlaylistRung, REFUSED_INPUT_MESSAGE, thumbnailArgs, thumbnailTime, transcodeArgs } from '../../lib/media';
+import type { Rung } from '../../lib/media/ladder';
+import { withMasterLock, writeMaster } from '../../lib/outputs/publish';
+import { PASSTHROUGH_RENDITION } from '../../lib/outputs/passthrough';
+import { keys } from '../../lib/storage';
+import { renditionProgressSignal } from '../../workflows/video/defs';
+import type { ActivityDeps } from '../deps';
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 

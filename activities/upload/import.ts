@@ -1,10 +1,10 @@
 import { STATUS_CODES } from 'node:http';
 import { pipeline, Transform, type TransformCallback } from 'node:stream';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { safeRequest, type SafeResponse } from '../lib/net/request';
-import { UrlNotAllowedError } from '../lib/net/guard';
-import { ErrorCodes } from '../workflows/defs';
-import type { ActivityDeps } from './deps';
+import { safeRequest, type SafeResponse } from '../../lib/net/request';
+import { UrlNotAllowedError } from '../../lib/net/guard';
+import { ErrorCodes } from '../../workflows/video/defs';
+import type { ActivityDeps } from '../deps';
 
 const IDLE_TIMEOUT_MS = 30_000;
 const MAX_REDIRECTS = 5;

@@ -1,7 +1,7 @@
 // Names shared by the workflow, the API and the activities. Pure: safe in the workflow sandbox.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { MaxResolution } from '../lib/media/cap';
+import type { MaxResolution } from '../../lib/media/cap';
 
 export type VideoStatus = 'pending_upload' | 'processing' | 'ready' | 'failed';
 export type RenditionStatus = 'queued' | 'processing' | 'ready' | 'failed';

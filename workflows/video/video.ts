@@ -13,7 +13,7 @@ import {
   upsertSearchAttributes,
   uuid4,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { Activities } from '../../activities';
 import {
   completeUploadUpdate,
   deleteVideoSignal,
@@ -48,7 +48,7 @@ export const Patches = {
 
 /**
  * One workflow per video, from creation to deletion (SPEC §5, §11), as an entity workflow:
- *   wait for the upload (or import) → process (workflows/pipeline/*) → idle.
+ *   wait for the upload (or import) → process (workflows/video/pipeline/*) → idle.
  * Once processing ends (ready or failed) the run continues-as-new with its state, so an idle
  * video's history is a few events and never replays pipeline code. The idle loop is where later
  * requests land: retry and delete today, further jobs (MP4, captions, clips) next to them.

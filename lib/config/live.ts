@@ -1,0 +1,61 @@
+// The live room (issue 23, docs/live.md): ingest (media server), the live task queue, latency.
+import { z } from 'zod';
+import { DEV_SECRET, type EnvOf } from './env';
+
+export const liveEnv = {
+  TEMPORAL_LIVE_QUEUE: z.string().default('vidhost-live'),
+  LIVE_CONCURRENCY: z.coerce.number().int().min(1).default(4),
+  LIVE_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(1000).default(4000),
+  LIVE_INGEST_HOST: z.string().default('127.0.0.1'),
+  LIVE_RTMP_PORT: z.coerce.number().int().min(0).max(65535).default(1935),
+  LIVE_SRT_PORT: z.coerce.number().int().min(0).max(65535).default(8890),
+  LIVE_MEDIA_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8935),
+  /** Where encoders are told to send (ingest.rtmp_url/srt_url); default from PUBLIC_BASE_URL's host. */
+  LIVE_PUBLIC_INGEST_HOST: z.string().optional(),
+  /** How live workers reach the media server to read a feed. */
+  LIVE_MEDIA_INTERNAL_URL: z.string().default('rtmp://127.0.0.1:1935'),
+  /** Signs the live workers' reads from the media server (only they may play a feed). */
+  LIVE_MEDIA_SECRET: z.string().min(16).optional(),
+  LIVE_SEGMENT_SECONDS: z.coerce.number().min(1).max(10).default(2),
+  LIVE_LOW_LATENCY_SEGMENT_SECONDS: z.coerce.number().min(0.2).max(2).default(1),
+  LIVE_WINDOW_SECONDS: z.coerce.number().min(30).default(36),
+  LIVE_X264_PRESET: z.string().default('veryfast'),
+};
+
+export interface LiveConfig {
+  queue: string;
+  concurrency: number;
+  heartbeatTimeoutMs: number;
+  ingestHost: string;
+  rtmpPort: number;
+  srtPort: number;
+  mediaHttpPort: number;
+  publicIngestHost: string;
+  mediaInternalUrl: string;
+  mediaSecret: string;
+  segmentSeconds: number;
+  lowLatencySegmentSeconds: number;
+  windowSeconds: number;
+  x264Preset: string;
+}
+
+/** `publicBaseUrl`: the default ingest host's source; `uploadSecret`: the media secret's default. */
+export function liveConfig(e: EnvOf<typeof liveEnv>, publicBaseUrl: string, uploadSecret: string | undefined): LiveConfig {
+  return {
+    queue: e.TEMPORAL_LIVE_QUEUE,
+    concurrency: e.LIVE_CONCURRENCY,
+    heartbeatTimeoutMs: e.LIVE_HEARTBEAT_TIMEOUT_MS,
+    ingestHost: e.LIVE_INGEST_HOST,
+    rtmpPort: e.LIVE_RTMP_PORT,
+    srtPort: e.LIVE_SRT_PORT,
+    mediaHttpPort: e.LIVE_MEDIA_HTTP_PORT,
+    publicIngestHost: e.LIVE_PUBLIC_INGEST_HOST ?? new URL(publicBaseUrl).hostname,
+    mediaInternalUrl: e.LIVE_MEDIA_INTERNAL_URL.replace(/\/+$/, ''),
+    // Defaults to the upload signing secret (required in production), so one secret less to provision.
+    mediaSecret: e.LIVE_MEDIA_SECRET ?? uploadSecret ?? DEV_SECRET,
+    segmentSeconds: e.LIVE_SEGMENT_SECONDS,
+    lowLatencySegmentSeconds: e.LIVE_LOW_LATENCY_SEGMENT_SECONDS,
+    windowSeconds: e.LIVE_WINDOW_SECONDS,
+    x264Preset: e.LIVE_X264_PRESET,
+  };
+}
