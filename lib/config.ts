@@ -174,6 +174,7 @@ const schema = z.object({
   ANALYTICS_BUFFER_MAX_ROWS: z.coerce.number().int().min(100).default(200_000),
   ANALYTICS_ROLLUP_EVERY_SECONDS: z.coerce.number().int().min(10).default(60),
   ANALYTICS_ROLLUP_LOOKBACK_HOURS: z.coerce.number().int().min(1).max(48).default(2),
+  ANALYTICS_BEACONS_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
 
   // live room (issue 23): ingest (media server), live task queue, latency (docs/live.md)
   TEMPORAL_LIVE_QUEUE: z.string().default('vidhost-live'),
@@ -282,7 +283,7 @@ export interface Config {
   metrics: { port: number; apiPort: number; host: string; token?: string; temporalPort: number };
   logFormat: 'auto' | 'pretty' | 'json';
   // analytics room
-  analytics: { rawDays: number; flushMs: number; flushRows: number; bufferMaxRows: number; rollupEverySeconds: number; lookbackHours: number };
+  analytics: { rawDays: number; flushMs: number; flushRows: number; bufferMaxRows: number; rollupEverySeconds: number; lookbackHours: number; beaconsPerMinute: number };
   // live room
   live: {
     queue: string;
@@ -486,6 +487,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       bufferMaxRows: e.ANALYTICS_BUFFER_MAX_ROWS,
       rollupEverySeconds: e.ANALYTICS_ROLLUP_EVERY_SECONDS,
       lookbackHours: e.ANALYTICS_ROLLUP_LOOKBACK_HOURS,
+      beaconsPerMinute: e.ANALYTICS_BEACONS_PER_MINUTE,
     },
     // live room
     live: {
