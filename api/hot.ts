@@ -26,6 +26,8 @@ export interface Hot {
   starts: WorkflowStarter;
   /** Accepted analytics beacons waiting for their multi-row INSERT, and the day's viewer-hash salt. */
   beacons: BeaconBuffer;
+  /** Beacon requests per client address and minute (`ANALYTICS_BEACONS_PER_MINUTE`). */
+  beaconLimit: Limiter;
   salt: DailySalt;
   close(): Promise<void>;
 }
@@ -33,7 +35,12 @@ export interface Hot {
 export function createHot(d: BaseDeps): Hot {
   const { config, db, log } = d;
   const keys = new KeyCache(db, config.databaseUrl, log, config.hot.keyCacheTtlMs);
-  const limiters = createLimiters(db, { redisUrl: config.hot.redisUrl, perKey: config.rateLimitPerMinute, badKeysPerIp: config.hot.invalidKeyLimitPerMinute });
+  const limiters = createLimiters(db, {
+    redisUrl: config.hot.redisUrl,
+    perKey: config.rateLimitPerMinute,
+    badKeysPerIp: config.hot.invalidKeyLimitPerMinute,
+    beaconsPerIp: config.analytics.beaconsPerMinute,
+  });
   const meter = new BandwidthMeter(db, log);
   const access = new AccessCache(db, config.playback, config.hot.cdnAccessCacheMs, config.databaseUrl, log);
   const files = new FileCache(d.storage, config.hot.cdnFileCacheBytes, config.hot.cdnAccessCacheMs, config.databaseUrl, log);
@@ -53,6 +60,7 @@ export function createHot(d: BaseDeps): Hot {
     reads,
     starts,
     beacons,
+    beaconLimit: limiters.beacons,
     salt,
     close() {
       closing ??= (async () => {

@@ -2,11 +2,13 @@ import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import { classifyAgent } from '../../lib/analytics/agent';
 import type { RawEvent } from '../../lib/analytics/buffer';
+import { LiveSubjects } from '../../lib/analytics/live';
 import { beaconBody, MAX_BEACON_BYTES, type BeaconEvent } from '../../lib/analytics/events';
 import { dayOf, viewerHash } from '../../lib/analytics/viewer';
 import { looksLikeToken } from '../../lib/playback/tokens';
 import type { Deps } from '../deps';
 import { ApiError, badRequest } from '../errors';
+import { retryAfter } from '../middleware/auth';
 import { clientAddress } from '../middleware/client';
 
 const CORS = {
@@ -35,15 +37,21 @@ type Resolved = { workspaceId: string; subjectId: string } | null;
 
 /**
  * SPEC §18 beacons. Only subjects the caller could play count: a public or unlisted video by id,
- * a private one only through a valid playback token for it. `ls_` live streams are accepted and
- * not counted until live streams exist here. Whatever is not countable is dropped silently —
- * the answer is 204 for every well-formed body, so a beacon tells nothing about a video.
+ * a private one only through a valid playback token for it, a live stream (`ls_…`) that is not
+ * private (its id is the subject: lib/analytics/live.ts). Whatever is not countable is dropped
+ * silently — the answer is 204 for every well-formed body, so a beacon tells nothing about a
+ * video. Each client address has `ANALYTICS_BEACONS_PER_MINUTE` requests a minute, then 429
+ * `beacon_rate_limited`, checked before the body is read.
  */
 export function beaconRoutes(r: Router, deps: Deps): void {
   const { hot } = deps;
+  const live = new LiveSubjects(deps.db);
 
   const resolve = async (subject: string): Promise<Resolved> => {
-    if (subject.startsWith('ls_')) return null; // live streams (SPEC §17): counted once they exist
+    if (subject.startsWith('ls_')) {
+      const workspaceId = await live.workspaceOf(subject);
+      return workspaceId ? { workspaceId, subjectId: subject.toLowerCase() } : null;
+    }
     const ref = looksLikeToken(subject) ? { token: subject } : { id: subject };
     const access = await hot.access.resolve(ref);
     return access.kind === 'ok' ? { workspaceId: access.video.workspace_id, subjectId: access.video.id } : null;
@@ -56,6 +64,10 @@ export function beaconRoutes(r: Router, deps: Deps): void {
 
   r.post('/beacons', async (ctx) => {
     ctx.set(CORS);
+    const limit = await hot.beaconLimit.consume(clientAddress(ctx));
+    if (!limit.allowed) {
+      throw new ApiError(429, 'beacon_rate_limited', 'Too many beacons from this address; retry later', undefined, { 'Retry-After': String(retryAfter(limit.resetAt)) });
+    }
     const type = ctx.get('content-type');
     if (type && !TYPES.test(type)) throw badRequest('unsupported_content_type', 'Beacons are JSON, sent as application/json or text/plain');
     const text = await readBody(ctx);

@@ -1,8 +1,9 @@
 import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
+import { CONCURRENT_WINDOW_SECONDS, concurrentViewers } from '../../lib/analytics/live';
 import { breakdownsOf, type Granularity, retentionOf, seriesOf, totalsOf } from '../../lib/analytics/math';
 import { hourAligned, readBuckets, type Window } from '../../lib/analytics/read';
-import { parseVideoId, videoPublicId } from '../../lib/ids';
+import { parseId, parseVideoId, videoPublicId } from '../../lib/ids';
 import type { Deps } from '../deps';
 import { badRequest, notFound } from '../errors';
 import { auth } from '../middleware/auth';
@@ -25,7 +26,7 @@ function rangeOf(ctx: ParameterizedContext): Window & { granularity: Granularity
   return { ...hourAligned({ from, to }), granularity };
 }
 
-/** SPEC §18 reads: per video and per workspace (with top videos). */
+/** SPEC §18 reads: per video, per live stream (with concurrent viewers) and per workspace (with top videos). */
 export function analyticsRoutes(r: Router, deps: Deps): void {
   const { db } = deps;
   const rollup = { rawDays: deps.config.analytics.rawDays, lookbackHours: deps.config.analytics.lookbackHours };
@@ -45,6 +46,29 @@ export function analyticsRoutes(r: Router, deps: Deps): void {
       totals: totalsOf(hours),
       series: seriesOf(hours, w.from, w.to, w.granularity),
       retention: retentionOf(hours, video.duration_seconds === null ? null : Number(video.duration_seconds)),
+      breakdowns: breakdownsOf(breakdowns),
+    };
+  });
+
+  r.get('/live-streams/:id/analytics', async (ctx) => {
+    const { workspaceId } = auth(ctx);
+    const id = parseId('ls', ctx.params.id);
+    const stream = id ? await db('live_streams').where({ id, workspace_id: workspaceId }).whereNull('deleted_at').first('id') : undefined;
+    if (!stream) throw notFound('Live stream');
+    const w = rangeOf(ctx);
+    const [{ hours, breakdowns }, concurrent] = await Promise.all([
+      readBuckets(db, { kind: 'subject', subjectId: stream.id }, w, rollup),
+      concurrentViewers(db, stream.id),
+    ]);
+    ctx.body = {
+      live_stream_id: stream.id,
+      from: w.from.toISOString(),
+      to: w.to.toISOString(),
+      granularity: w.granularity,
+      concurrent_viewers: concurrent,
+      concurrent_window_seconds: CONCURRENT_WINDOW_SECONDS,
+      totals: totalsOf(hours),
+      series: seriesOf(hours, w.from, w.to, w.granularity),
       breakdowns: breakdownsOf(breakdowns),
     };
   });

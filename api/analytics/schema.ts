@@ -50,6 +50,15 @@ export const videoAnalytics = z
   })
   .meta({ id: 'VideoAnalytics' });
 
+export const liveStreamAnalytics = z
+  .object({
+    live_stream_id: z.string(),
+    concurrent_viewers: n.int().meta({ description: 'Views with an event in the last `concurrent_window_seconds` that have not ended (players send a heartbeat every 10 s)' }),
+    concurrent_window_seconds: n.int(),
+    ...common,
+  })
+  .meta({ id: 'LiveStreamAnalytics' });
+
 export const workspaceAnalytics = z
   .object({
     workspace_id: z.string(),
@@ -63,7 +72,7 @@ const docEvent = z
   .object({
     view_id: z.uuid(),
     seq: z.number().int().min(0),
-    subject: z.string().meta({ description: 'vid_… of a public/unlisted video, ls_… of a live stream, or a playback token (private videos)' }),
+    subject: z.string().meta({ description: 'vid_… of a public/unlisted video, ls_… of a public/unlisted live stream, or a playback token (private videos)' }),
     event: z.enum(EVENT_NAMES),
     position: z.number().min(0),
     rendition: z.string().optional(),

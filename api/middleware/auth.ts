@@ -13,7 +13,8 @@ function presentedKey(ctx: ParameterizedContext): string | null {
   return bearer ?? header;
 }
 
-const retryAfter = (resetAt: number) => Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
+/** Seconds until a limiter window ends (at least 1), for Retry-After. */
+export const retryAfter = (resetAt: number) => Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
 
 /**
  * An API key from the headers, resolved through the in-memory cache. A wrong key costs the client

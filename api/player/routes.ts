@@ -106,7 +106,9 @@ export function playerRoutes(r: Router, deps: Deps): void {
       if (viewerRefusal(l, null, viewerOf(ctx), self)) return page(ctx, 'restricted', l.title, undefined, l.restriction);
       if (l.kind === 'off_air') return page(ctx, 'off_air', l.title, undefined, l.restriction);
       const autoplayLive = flag(ctx.query.autoplay, l.live);
-      return page(ctx, 'ready', l.title, { src: l.src, poster: l.poster, autoplay: autoplayLive, muted: flag(ctx.query.muted, autoplayLive), loop: false, live: l.live }, l.restriction, l.minted);
+      const media = { src: l.src, poster: l.poster, autoplay: autoplayLive, muted: flag(ctx.query.muted, autoplayLive), loop: false, live: l.live };
+      // Viewer analytics (SPEC §18): on air the beacons name the live stream (concurrent viewers), after it the recording.
+      return page(ctx, 'ready', l.title, { ...media, analytics: { subject: l.subject, beacons: beaconsUrl } }, l.restriction, l.minted);
     }
     const access = await deps.hot.access.resolve({ id: ctx.params.id, token });
     if (access.kind !== 'ok') return page(ctx, access.kind, access.kind === 'forbidden' ? 'Private video' : 'Video not found');

@@ -1,6 +1,6 @@
 import type { Db } from '../db';
 import { breakdownSql, hourlySql, type BreakdownRow, type HourRow, type Scope } from './aggregate';
-import { floorHour, lateHoursOf, readFinalBefore, type RollupOptions } from './rollup';
+import { floorHour, lateHoursOf, readRollupState, type RollupOptions } from './rollup';
 
 const HOUR_COLUMNS = `hour, subject_id, workspace_id, views, new_viewers, watch_ms, started, startup_ms_sum, startup_hist, rebuffers, rebuffer_ms,
   errors, exits_before_start, bitrate_sum, bitrate_views, retention_hist`;
@@ -16,9 +16,12 @@ export function hourAligned(w: Window): Window {
 }
 
 /**
- * Hourly buckets and breakdowns of a scope over [from, to): final hours from the rollup tables,
- * the rest (at most lookback + 1 hours) computed from raw events now — which is why an event
- * shows in the API as soon as its batch is flushed (≈1 s), whatever the rollup's schedule.
+ * Hourly buckets and breakdowns of a scope over [from, to). `'raw'` (a video, a live stream):
+ * the hours before the one the rollup last ran in come from the rollup tables (as of that run),
+ * the rest — normally the current hour alone — are computed from raw events now, so a view that
+ * starts now shows as soon as its batch is flushed (≈1 s) and a read costs one hour of one
+ * subject's raw events, however many there are in all. `'rollup'` (the workspace): every hour
+ * the rollup has. Before the rollup's first run, everything comes from raw events.
  */
 export interface Buckets {
   /** The scope's own hourly rows (a video's, or the whole workspace's). */
@@ -35,10 +38,10 @@ export async function readBuckets(
   o: RollupOptions,
   fresh: 'raw' | 'rollup' = 'raw',
 ): Promise<Buckets> {
-  const finalBefore = (await readFinalBefore(db))?.getTime() ?? -Infinity;
-  // 'rollup': every hour the rollup has (non-final ones as of its last run, ≤ one interval old);
-  // raw events only when it has never run.
-  const cut = fresh === 'rollup' && finalBefore > -Infinity ? Infinity : finalBefore;
+  const state = await readRollupState(db);
+  // Events of a view that started in an earlier hour, arriving after the last run, show at the
+  // next run (every ANALYTICS_ROLLUP_EVERY_SECONDS).
+  const cut = !state ? -Infinity : fresh === 'rollup' ? Infinity : floorHour(state.lastRunAt.getTime());
   const split = new Date(Math.min(w.to.getTime(), Math.max(w.from.getTime(), cut)));
   const own = scope.kind === 'subject' ? scope.subjectId : scope.workspaceId;
   const out: Buckets = { hours: [], breakdowns: [], perSubject: new Map() };

@@ -52,9 +52,14 @@ export async function maintainStorage(db: Db, rawDays: number): Promise<{ droppe
   return { dropped };
 }
 
+/** Up to which hour the rollup is final, and when its last run ended (null before the first run). */
+export async function readRollupState(db: Db): Promise<{ finalBefore: Date; lastRunAt: Date } | null> {
+  const { rows } = await db.raw(`select final_before, last_run_at from analytics_rollup_state`);
+  return rows[0] ? { finalBefore: new Date(rows[0].final_before), lastRunAt: new Date(rows[0].last_run_at) } : null;
+}
+
 export async function readFinalBefore(db: Db): Promise<Date | null> {
-  const { rows } = await db.raw(`select final_before from analytics_rollup_state`);
-  return rows[0] ? new Date(rows[0].final_before) : null;
+  return (await readRollupState(db))?.finalBefore ?? null;
 }
 
 /**

@@ -9,6 +9,7 @@ export const analyticsEnv = {
   ANALYTICS_BUFFER_MAX_ROWS: z.coerce.number().int().min(100).default(200_000),
   ANALYTICS_ROLLUP_EVERY_SECONDS: z.coerce.number().int().min(10).default(60),
   ANALYTICS_ROLLUP_LOOKBACK_HOURS: z.coerce.number().int().min(1).max(48).default(2),
+  ANALYTICS_BEACONS_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
 };
 
 export interface AnalyticsConfig {
@@ -18,6 +19,7 @@ export interface AnalyticsConfig {
   bufferMaxRows: number;
   rollupEverySeconds: number;
   lookbackHours: number;
+  beaconsPerMinute: number;
 }
 
 export function analyticsConfig(e: EnvOf<typeof analyticsEnv>): AnalyticsConfig {
@@ -28,5 +30,6 @@ export function analyticsConfig(e: EnvOf<typeof analyticsEnv>): AnalyticsConfig 
     bufferMaxRows: e.ANALYTICS_BUFFER_MAX_ROWS,
     rollupEverySeconds: e.ANALYTICS_ROLLUP_EVERY_SECONDS,
     lookbackHours: e.ANALYTICS_ROLLUP_LOOKBACK_HOURS,
+    beaconsPerMinute: e.ANALYTICS_BEACONS_PER_MINUTE,
   };
 }

@@ -6,12 +6,15 @@ import type { Restriction } from '../protection/restriction';
 import { liveHlsUrl } from './read';
 import { liveRestriction, liveRestrictionColumn } from './restriction';
 
-/** `restriction`: the stream's in force (SPEC §20), which the page checks and turns into its CSP. */
+/**
+ * `restriction`: the stream's in force (SPEC §20), which the page checks and turns into its CSP.
+ * `subject`: what the page's analytics beacons name (SPEC §18): the live stream while on air, the recording after.
+ */
 export type LiveEmbed =
   | { kind: 'not_found' }
   | { kind: 'forbidden' }
   | { kind: 'off_air'; title: string; restriction: Restriction | null }
-  | { kind: 'play'; title: string; src: string; poster: string; live: boolean; restriction: Restriction | null; minted?: boolean };
+  | { kind: 'play'; title: string; src: string; poster: string; live: boolean; restriction: Restriction | null; minted?: boolean; subject: string };
 
 /** Seconds the live embed page's own token lives (a long broadcast watched from the start). */
 const LIVE_EMBED_TOKEN_TTL = 12 * 3600;
@@ -38,10 +41,10 @@ export async function liveEmbed(db: Db, config: Config, id: string): Promise<Liv
     const src = ls.encryption === 'aes-128'
       ? `${config.cdnUrl}/live/${(await signPlaybackToken(config.playback, ls.active_video_id, LIVE_EMBED_TOKEN_TTL)).token}/master.m3u8`
       : liveHlsUrl(config, ls.id);
-    return { kind: 'play', title, src, poster: '', live: true, restriction, minted: src !== liveHlsUrl(config, ls.id) };
+    return { kind: 'play', title, src, poster: '', live: true, restriction, minted: src !== liveHlsUrl(config, ls.id), subject: ls.id };
   }
   const last = await db('videos').where({ live_stream_id: ls.id, status: 'ready' }).whereNull('deleted_at').whereNot({ visibility: 'private' }).orderBy('created_at', 'desc').first('id');
   if (!last) return { kind: 'off_air', title, restriction };
   const vid = videoPublicId(last.id);
-  return { kind: 'play', title, src: `${config.cdnUrl}/v/${vid}/master.m3u8`, poster: `${config.cdnUrl}/v/${vid}/thumbnail.jpg`, live: false, restriction };
+  return { kind: 'play', title, src: `${config.cdnUrl}/v/${vid}/master.m3u8`, poster: `${config.cdnUrl}/v/${vid}/thumbnail.jpg`, live: false, restriction, subject: vid };
 }

@@ -1187,7 +1187,7 @@ export interface paths {
         put?: never;
         /**
          * Player events (no key; CORS *; JSON or text/plain for sendBeacon; ≤ 16 KB, ≤ 100 events)
-         * @description Only subjects the caller could play are counted; anything else is dropped silently. Duplicate (view_id, seq) count once.
+         * @description Only subjects the caller could play are counted; anything else is dropped silently. Duplicate (view_id, seq) count once. Each client address may send ANALYTICS_BEACONS_PER_MINUTE requests a minute (default 1200); past it, 429 `beacon_rate_limited` with Retry-After.
          */
         post: operations["sendBeacons"];
         delete?: never;
@@ -1206,6 +1206,23 @@ export interface paths {
         };
         /** A video's views, watch time, startup, rebuffering, retention and breakdowns (`invalid_range` for a bad range) */
         get: operations["getVideoAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live-streams/{id}/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A live stream's concurrent viewers now, and its views, watch time, startup, rebuffering and breakdowns over the range */
+        get: operations["getLiveStreamAnalytics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1998,7 +2015,7 @@ export interface components {
             /** Format: uuid */
             view_id: string;
             seq: number;
-            /** @description vid_… of a public/unlisted video, ls_… of a live stream, or a playback token (private videos) */
+            /** @description vid_… of a public/unlisted video, ls_… of a public/unlisted live stream, or a playback token (private videos) */
             subject: string;
             /** @enum {string} */
             event: "viewstart" | "playing" | "pause" | "seeked" | "rebufferstart" | "rebufferend" | "rendition" | "error" | "heartbeat" | "ended" | "viewend";
@@ -2089,6 +2106,21 @@ export interface components {
                 views: number;
                 watch_time_seconds: number;
             }[];
+        };
+        LiveStreamAnalytics: {
+            live_stream_id: string;
+            /** @description Views with an event in the last `concurrent_window_seconds` that have not ended (players send a heartbeat every 10 s) */
+            concurrent_viewers: number;
+            concurrent_window_seconds: number;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @enum {string} */
+            granularity: "hour" | "day";
+            totals: components["schemas"]["AnalyticsTotals"];
+            series: components["schemas"]["AnalyticsPoint"][];
+            breakdowns: components["schemas"]["AnalyticsBreakdowns"];
         };
         WorkspaceAnalytics: {
             workspace_id: string;
@@ -11089,6 +11121,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error, without internals (`internal_error`) */
             500: {
                 headers: {
@@ -11161,6 +11204,104 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VideoAnalytics"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLiveStreamAnalytics: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                granularity?: "hour" | "day";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveStreamAnalytics"];
                 };
             };
             /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
