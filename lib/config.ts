@@ -183,6 +183,8 @@ const schema = z.object({
   LIVE_RTMP_PORT: z.coerce.number().int().min(0).max(65535).default(1935),
   LIVE_SRT_PORT: z.coerce.number().int().min(0).max(65535).default(8890),
   LIVE_MEDIA_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8935),
+  /** Loopback port where the media server answers the SRT gateway's stream-key checks. */
+  LIVE_SRT_CHECK_PORT: z.coerce.number().int().min(0).max(65535).default(8891),
   /** Where encoders are told to send (ingest.rtmp_url/srt_url); default from PUBLIC_BASE_URL's host. */
   LIVE_PUBLIC_INGEST_HOST: z.string().optional(),
   /** How live workers reach the media server to read a feed. */
@@ -291,6 +293,7 @@ export interface Config {
     ingestHost: string;
     rtmpPort: number;
     srtPort: number;
+    srtCheckPort: number;
     mediaHttpPort: number;
     publicIngestHost: string;
     mediaInternalUrl: string;
@@ -495,6 +498,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ingestHost: e.LIVE_INGEST_HOST,
       rtmpPort: e.LIVE_RTMP_PORT,
       srtPort: e.LIVE_SRT_PORT,
+      srtCheckPort: e.LIVE_SRT_CHECK_PORT,
       mediaHttpPort: e.LIVE_MEDIA_HTTP_PORT,
       publicIngestHost: e.LIVE_PUBLIC_INGEST_HOST ?? new URL(base).hostname,
       mediaInternalUrl: e.LIVE_MEDIA_INTERNAL_URL.replace(/\/+$/, ''),
