@@ -5,6 +5,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // config comes from the same environment as the rest of vidhost (lib/config.ts names and defaults).
@@ -15,8 +16,9 @@ type config struct {
 	ffmpeg   string // FFMPEG_PATH
 	// maxConns bounds the callers handled at once (LIVE_SRT_MAX_CONNECTIONS).
 	maxConns int
-	// maxBitsPerSecond drops a caller whose input averages more over a 10 s window (SPEC §17: ≤ 20 Mb/s declared).
+	// maxBitsPerSecond drops a caller whose input averages more over rateWindow (SPEC §17: ≤ 20 Mb/s declared).
 	maxBitsPerSecond int64
+	rateWindow       time.Duration
 }
 
 func configFromEnv(getenv func(string) string) (config, error) {
@@ -52,5 +54,6 @@ func configFromEnv(getenv func(string) string) (config, error) {
 		ffmpeg:           get("FFMPEG_PATH", "ffmpeg"),
 		maxConns:         maxConns,
 		maxBitsPerSecond: 30_000_000,
+		rateWindow:       10 * time.Second,
 	}, nil
 }

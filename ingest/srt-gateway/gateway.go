@@ -201,10 +201,10 @@ func (g *gateway) forward(conn srt.Conn, key string) string {
 }
 
 // copyBounded copies the caller's data to w, dropping a caller whose input averages more than
-// maxBitsPerSecond over a 10 s window (SPEC §17's input bounds).
-func (g *gateway) copyBounded(conn srt.Conn, w io.WriteCloser) string {
+// maxBitsPerSecond over rateWindow (10 s; SPEC §17's input bounds).
+func (g *gateway) copyBounded(conn srt.Conn, w io.Writer) string {
 	buf := make([]byte, 64*1024)
-	const window = 10 * time.Second
+	window := g.cfg.rateWindow
 	start, bytes := time.Now(), int64(0)
 	for {
 		n, err := conn.Read(buf)
