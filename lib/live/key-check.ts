@@ -62,7 +62,12 @@ export function startKeyCheckServer(o: { host: string; port: number; check: (key
       const addr = server.address();
       resolve({
         port: typeof addr === 'object' && addr ? addr.port : o.port,
-        close: () => new Promise<void>((r) => server.close(() => r())),
+        close: () =>
+          new Promise<void>((r) => {
+            server.close(() => r());
+            // The gateway's HTTP client keeps its connection alive: do not wait for it to idle out.
+            server.closeAllConnections();
+          }),
       });
     });
   });

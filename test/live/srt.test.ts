@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import path from 'node:path';
+import { findGo } from '../../ops/go-tools';
+import { repoRoot } from '../../ops/paths';
+import { run } from '../../ops/proc';
 import { type LiveStack, pushRtmp, startLiveStack, startSrtGateway, waitFor } from './helpers';
 
 /** ffmpeg exits by itself within `ms` (refused), or is still pushing. */
@@ -87,5 +91,12 @@ describe('live: SRT in (the SRT gateway), HLS out, recorded', function () {
       p.stop();
     }
     await waitFor('idle', async () => (await s.get(`/v1/live-streams/${created.id}`).expect(200)).body.status === 'idle', 30_000);
+  });
+
+  it("the gateway's own Go tests pass (streamid forms, input-rate bound, rejection codes)", async function () {
+    const go = findGo();
+    if (!go) this.skip();
+    const r = await run(go!, ['test', './...'], { cwd: path.join(repoRoot, 'ingest/srt-gateway'), env: { ...process.env, GOFLAGS: '-mod=mod -buildvcs=false' }, timeoutMs: 110_000 });
+    assert.equal(r.code, 0, `${r.stdout}${r.stderr}`);
   });
 });
