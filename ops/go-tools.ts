@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { die, say, warn } from './log';
@@ -7,6 +8,8 @@ import { isExecutable, run, sleep, tail, which } from './proc';
  * Pinned Go-built tools (Temporal CLI, versitygw): an explicit *_PATH, else the cached build in
  * <tools>/bin (with its version in <tools>/versions/<name>), else a pinned one on PATH, else
  * `go install module/cmd@version` once. Changing a pinned version rebuilds on the next run.
+ * A tool whose source is in this repository (`sourceDir`, e.g. the SRT gateway) is built there
+ * with `go build` (its go.mod/go.sum pin the dependencies); its version is a hash of that source.
  */
 
 export interface GoTool {
@@ -17,11 +20,31 @@ export interface GoTool {
   version: string;
   /** Environment variable naming a binary to use as is. */
   pathVar: string;
+  /** For a tool built from this repository: the directory holding its main package and go.mod. */
+  sourceDir?: string;
 }
 
 export const temporalCli = (version = 'v1.5.1'): GoTool => ({ name: 'temporal', title: 'Temporal CLI', module: 'github.com/temporalio/cli', pkg: 'github.com/temporalio/cli/cmd/temporal', version, pathVar: 'TEMPORAL_CLI_PATH' });
 export const helm = (version = 'v3.22.0'): GoTool => ({ name: 'helm', title: 'helm', module: 'helm.sh/helm/v3', pkg: 'helm.sh/helm/v3/cmd/helm', version, pathVar: 'HELM_PATH' });
 export const versitygw = (version = 'v1.7.0'): GoTool => ({ name: 'versitygw', title: 'versitygw', module: 'github.com/versity/versitygw', pkg: 'github.com/versity/versitygw/cmd/versitygw', version, pathVar: 'VERSITYGW_PATH' });
+
+/**
+ * The SRT ingest gateway (ingest/srt-gateway, on github.com/datarhei/gosrt pinned in its go.mod),
+ * built from this checkout's source.
+ */
+export const srtGateway = (root: string): GoTool => {
+  const sourceDir = path.join(root, 'ingest/srt-gateway');
+  return { name: 'srt-gateway', title: 'SRT gateway', module: 'github.com/vidhost/vidhost/ingest/srt-gateway', pkg: '.', version: sourceVersion(sourceDir), pathVar: 'SRT_GATEWAY_PATH', sourceDir };
+};
+
+/** `src-<sha256 of go.mod, go.sum and the .go files>`: an edited source rebuilds on the next run. */
+export function sourceVersion(dir: string): string {
+  const h = createHash('sha256');
+  for (const f of fs.readdirSync(dir).filter((n) => n === 'go.mod' || n === 'go.sum' || n.endsWith('.go')).sort()) {
+    h.update(`${f}\0`).update(fs.readFileSync(path.join(dir, f))).update('\0');
+  }
+  return `src-${h.digest('hex').slice(0, 16)}`;
+}
 
 export function findGo(env: NodeJS.ProcessEnv = process.env): string | undefined {
   return which('go', env.PATH) ?? ['/usr/local/go/bin/go', path.join(env.HOME ?? '', 'go/bin/go')].find(isExecutable);
@@ -49,6 +72,7 @@ export async function cached(tool: GoTool, toolsDir: string): Promise<boolean> {
   const marker = path.join(toolsDir, 'versions', tool.name);
   if (!isExecutable(bin)) return false;
   if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8').trim() === tool.version) return true;
+  if (tool.sourceDir) return false; // built here: only the marker tells its source
   if ((await binVersion(bin, tool.module)) !== tool.version) return false;
   fs.writeFileSync(marker, `${tool.version}\n`);
   return true;
@@ -116,8 +140,10 @@ async function build(tool: GoTool, toolsDir: string): Promise<void> {
     const tmp = fs.mkdtempSync(path.join(toolsDir, `.build-${tool.name}.`));
     const t0 = Date.now();
     fs.writeFileSync(log, '');
-    const r = await run(go, ['install', `${tool.pkg}@${tool.version}`], { env: { ...process.env, GOBIN: tmp, GOFLAGS: '-buildvcs=false' }, logFile: log });
     const built = path.join(tmp, tool.name);
+    const r = tool.sourceDir
+      ? await run(go, ['build', '-trimpath', '-o', built, tool.pkg], { env: { ...process.env, GOFLAGS: '-mod=mod -buildvcs=false' }, cwd: tool.sourceDir, logFile: log })
+      : await run(go, ['install', `${tool.pkg}@${tool.version}`], { env: { ...process.env, GOBIN: tmp, GOFLAGS: '-buildvcs=false' }, logFile: log });
     if (r.code !== 0 || !isExecutable(built)) {
       fs.rmSync(tmp, { recursive: true, force: true });
       die(`${tail(log)}\nbuilding ${tool.title} ${tool.version} failed (exit ${r.code}); full log: ${log}`);
@@ -138,7 +164,7 @@ export async function ensureGoTool(tool: GoTool, toolsDir: string, env: NodeJS.P
   }
   const bin = path.join(toolsDir, 'bin', tool.name);
   if (await cached(tool, toolsDir)) return bin;
-  const onPath = which(tool.name, env.PATH);
+  const onPath = tool.sourceDir ? undefined : which(tool.name, env.PATH);
   if (onPath) {
     const v = await binVersion(onPath, tool.module);
     if (v === tool.version) return onPath;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ensureBwrap, ensureFfmpeg } from './apt';
-import { ensureGoTool, temporalCli } from './go-tools';
+import { ensureGoTool, srtGateway, temporalCli } from './go-tools';
 import { ProvisionError, say, warn } from './log';
 import { dirs, repoRoot } from './paths';
 import { killRunning, portOpen, run, sleep, spawnChild } from './proc';
@@ -19,9 +19,10 @@ export function compiled(script: string): string {
 }
 
 /**
- * scripts/start: provision (ffmpeg, bubblewrap, Postgres, the pinned Temporal CLI), migrate,
- * bootstrap, build the dashboard, then run Postgres (when the cluster is ours), the Temporal dev
- * server (unless TEMPORAL_ADDRESS names one), the worker and the API under one Supervisor.
+ * scripts/start: provision (ffmpeg, bubblewrap, Postgres, the pinned Temporal CLI, the SRT
+ * gateway built from ingest/srt-gateway), migrate, bootstrap, build the dashboard, then run
+ * Postgres (when the cluster is ours), the Temporal dev server (unless TEMPORAL_ADDRESS names
+ * one), the media server, the SRT gateway, the worker and the API under one Supervisor.
  * SIGINT, SIGTERM or SIGHUP stops every child it started.
  */
 
@@ -40,6 +41,7 @@ async function main(sup: Supervisor, signalled: () => boolean): Promise<number> 
     await sup.add(pg.cluster);
   }
   const cli = await ensureGoTool(temporalCli(env.VH_TEMPORAL_CLI_VERSION), d.tools, env);
+  const srtGw = await ensureGoTool(srtGateway(d.root), d.tools, env);
   // Decided once, from the environment we were given: the address exported below never feeds back.
   const temporal = await planTemporal(env);
   if (temporal.kind === 'dev') await sup.add(devServer(cli, temporal, d.data));
@@ -84,6 +86,8 @@ async function main(sup: Supervisor, signalled: () => boolean): Promise<number> 
   });
   // The live ingest server (SPEC §17: RTMP on LIVE_RTMP_PORT, 1935) and the worker with the live role.
   await sup.add(node('media server', 'workers/media-server.ts'));
+  // SRT in (LIVE_SRT_PORT, 8890/udp): checks each caller's key with the media server and remuxes its feed onto RTMP.
+  await sup.add({ name: 'SRT gateway', start: async () => spawnChild(srtGw, [], { env: childEnv, cwd: d.root }) });
   await sup.add(node('worker', 'workers/main.ts'));
   await sup.add(node('API', 'api/server.ts'));
 

@@ -9,6 +9,7 @@ import { dropEncoder } from '../../lib/live/control';
 import { masterPlaylist, measuredBandwidth, type SegmentRow, vodPlaylist } from '../../lib/live/playlists';
 import type { LiveStreamRow } from '../../lib/live/read';
 import { createMediaTools, thumbnailArgs } from '../../lib/media';
+import { requestOutputJobs } from '../../lib/outputs/start';
 import { keys } from '../../lib/storage';
 import { setVideoTags } from '../../lib/tags';
 import { videoWorkflowOptions } from '../../lib/videos/workflow';
@@ -91,7 +92,7 @@ export function broadcastActivities(deps: ActivityDeps) {
 
     /**
      * The broadcast is over: VOD playlists from the live segments' rows (no re-encode), a poster
-     * frame, and the video turns ready. A stream with `record: false`, or a broadcast that never
+     * frame, and the video turns ready; then its storyboard and static MP4 are requested. A stream with `record: false`, or a broadcast that never
      * produced a segment, leaves no video behind.
      */
     async finishBroadcast(p: { liveStreamId: string; workspaceId: string; videoId: string }): Promise<{ videoId: string | null }> {
@@ -139,6 +140,9 @@ export function broadcastActivities(deps: ActivityDeps) {
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       }
+      // As for an upload (SPEC §14): seek previews and the MP4 its mp4_support asks for, made from
+      // the recording's segments in their own workflow, after ready.
+      await requestOutputJobs(temporal, config, { videoId: p.videoId, workspaceId: p.workspaceId, jobs: ['static', 'storyboard'] });
       return { videoId: p.videoId };
     },
   };

@@ -9,6 +9,8 @@ export const liveEnv = {
   LIVE_INGEST_HOST: z.string().default('127.0.0.1'),
   LIVE_RTMP_PORT: z.coerce.number().int().min(0).max(65535).default(1935),
   LIVE_SRT_PORT: z.coerce.number().int().min(0).max(65535).default(8890),
+  /** Loopback port where the media server answers the SRT gateway's stream-key checks. */
+  LIVE_SRT_CHECK_PORT: z.coerce.number().int().min(0).max(65535).default(8891),
   LIVE_MEDIA_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8935),
   /** Where encoders are told to send (ingest.rtmp_url/srt_url); default from PUBLIC_BASE_URL's host. */
   LIVE_PUBLIC_INGEST_HOST: z.string().optional(),
@@ -29,6 +31,7 @@ export interface LiveConfig {
   ingestHost: string;
   rtmpPort: number;
   srtPort: number;
+  srtCheckPort: number;
   mediaHttpPort: number;
   publicIngestHost: string;
   mediaInternalUrl: string;
@@ -48,6 +51,7 @@ export function liveConfig(e: EnvOf<typeof liveEnv>, publicBaseUrl: string, uplo
     ingestHost: e.LIVE_INGEST_HOST,
     rtmpPort: e.LIVE_RTMP_PORT,
     srtPort: e.LIVE_SRT_PORT,
+    srtCheckPort: e.LIVE_SRT_CHECK_PORT,
     mediaHttpPort: e.LIVE_MEDIA_HTTP_PORT,
     publicIngestHost: e.LIVE_PUBLIC_INGEST_HOST ?? new URL(publicBaseUrl).hostname,
     mediaInternalUrl: e.LIVE_MEDIA_INTERNAL_URL.replace(/\/+$/, ''),

@@ -8,10 +8,10 @@ import type { Config } from '../config';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { listen, type Listener } from '../pg/listen';
-import { limitsOf } from '../plans';
 import { disconnectedSignal, liveWorkflowId } from '../../workflows/live/defs';
 import { LIVE_CONTROL_CHANNEL, parseDrop } from './control';
-import { hashStreamKey, internalPath, STREAM_KEY_RE } from './keys';
+import { internalPath } from './keys';
+import { checkStreamKey, startKeyCheckServer } from './key-check';
 import { routeNmsLogs } from './nmsLog';
 import { signalConnected } from './workflow';
 
@@ -39,6 +39,15 @@ export interface IngestServer {
   active: Map<string, { sessionId: string; session: NmsSession; dropReason?: string }>;
   stop(): Promise<void>;
 }
+
+/**
+ * RTMP applications an encoder may publish to, and the protocol each stands for: `srt` is where
+ * the SRT gateway (ingest/srt-gateway) republishes an SRT caller's feed.
+ */
+const INGEST_APPS = new Map<string, 'rtmp' | 'srt'>([
+  ['live', 'rtmp'],
+  ['srt', 'srt'],
+]);
 
 /** Refuses without saying more than the encoder needs; the reason is logged. */
 function refuse(log: Logger, s: NmsSession, why: string): void {
@@ -69,15 +78,11 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
   const bySession = new Map<string, string>();
 
   async function admit(s: NmsSession): Promise<void> {
-    if (s.streamApp !== 'live' || !STREAM_KEY_RE.test(s.streamName)) return refuse(log, s, 'not a stream key');
-    const row = await db('live_streams').where({ stream_key_hash: hashStreamKey(s.streamName) }).whereNull('deleted_at').first('id', 'workspace_id', 'disabled');
-    if (!row) return refuse(log, s, 'unknown stream key');
-    if (row.disabled) return refuse(log, s, 'live stream disabled');
-    if (active.has(row.id)) return refuse(log, s, 'the stream already has a publisher');
-    const ws = await db('workspaces').where({ id: row.workspace_id }).first('plan');
-    const limit = limitsOf(ws?.plan ?? 'free').liveBroadcasts;
-    const [{ n }] = await db('live_streams').where({ workspace_id: row.workspace_id }).whereNot({ status: 'idle' }).whereNot({ id: row.id }).whereNull('deleted_at').count('* as n');
-    if (Number(n) >= limit) return refuse(log, s, `the plan allows ${limit} broadcast(s) at once`);
+    const protocol = INGEST_APPS.get(s.streamApp);
+    if (!protocol) return refuse(log, s, 'not a stream key');
+    const checked = await checkStreamKey(db, active, s.streamName);
+    if (!checked.ok) return refuse(log, s, checked.why);
+    const row = checked.stream;
     const bc = Context.broadcasts.get(s.streamPath);
     if (!bc || bc.publisher !== s) return refuse(log, s, 'publisher gone');
     // Live workers read the broadcast by stream id: the same broadcast, under a second path.
@@ -85,7 +90,7 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
     active.set(row.id, { sessionId: s.id, session: s });
     bySession.set(s.id, row.id);
     await db('live_streams').where({ id: row.id }).update({ encoder_session: s.id });
-    await signalConnected(temporal, config, row.id, row.workspace_id, { sessionId: s.id, protocol: 'rtmp' });
+    await signalConnected(temporal, config, row.id, row.workspace_id, { sessionId: s.id, protocol });
     log.info({ liveStreamId: row.id, session: s.id, ip: s.ip }, 'live: encoder connected');
   }
 
@@ -155,6 +160,7 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
   }
 
   await nms.run();
+  const check = await startKeyCheckServer({ host: '127.0.0.1', port: config.live.srtCheckPort, check: (key) => checkStreamKey(db, active, key), log });
   return {
     rtmpPort: config.live.rtmpPort,
     active,
@@ -162,6 +168,7 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
       // node-media-server keeps one event emitter per process: a later server must not run these.
       for (const [event, f] of handlers) Context.eventEmitter.off(event, f);
       await listener.close();
+      await check.close();
       await nms.stop();
     },
   };

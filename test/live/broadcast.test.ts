@@ -32,7 +32,7 @@ describe('live: RTMP in, HLS out, recorded', function () {
   });
 
   it('goes active, plays live, and the broadcast becomes a ready recording', async () => {
-    const created = (await s.post('/v1/live-streams', { title: 'show', reconnect_window: 2, new_video_settings: { visibility: 'public', tags: ['live'] } }).expect(201)).body;
+    const created = (await s.post('/v1/live-streams', { title: 'show', reconnect_window: 2, new_video_settings: { visibility: 'public', tags: ['live'], mp4_support: 'capped_1080p' } }).expect(201)).body;
     const p = pushRtmp(`${s.rtmpBase}/${created.stream_key}`, { seconds: 30, size: '640x360' });
     try {
       const active = await waitFor('active', async () => {
@@ -82,6 +82,16 @@ describe('live: RTMP in, HLS out, recorded', function () {
       const ls = (await s.get(`/v1/live-streams/${created.id}`).expect(200)).body;
       assert.equal(ls.status, 'idle');
       assert.deepEqual(ls.recent_video_ids, [ready.id]);
+      // As for an upload: a poster, seek previews and the static MP4 of mp4_support.
+      assert.equal((await fetch(ready.thumbnail_url)).status, 200);
+      const outputs = await waitFor('storyboard and MP4', async () => {
+        const v = (await s.get(`/v1/videos/${ready.id}`).expect(200)).body;
+        return v.storyboard_url && v.static_renditions?.[0]?.status === 'ready' && v;
+      }, 60_000);
+      assert.match(await (await fetch(outputs.storyboard_url)).text(), /^WEBVTT/);
+      const mp4 = await fetch(outputs.static_renditions[0].url);
+      assert.equal(mp4.status, 200);
+      assert.ok((await mp4.arrayBuffer()).byteLength > 10_000);
     } finally {
       p.stop();
     }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { hlsPage, type LiveStack, pushRtmp, startLiveStack, waitFor } from './helpers';
 
@@ -6,7 +7,7 @@ import { hlsPage, type LiveStack, pushRtmp, startLiveStack, waitFor } from './he
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'];
 
-describe('live: hls.js in Chromium watches the broadcast', function () {
+describe('live: hls.js and Shaka Player in Chromium watch the broadcast', function () {
   this.timeout(150_000);
   let s: LiveStack;
   let browser: Browser;
@@ -45,6 +46,48 @@ describe('live: hls.js in Chromium watches the broadcast', function () {
       // it joins, and node-media-server first hands it the cached GOP (up to one keyframe interval of
       // the past), so a stamp can lead the truth by that much (docs/live.md).
       assert.ok(median > -2_500 && median < 15_000, `latency ${median} ms`);
+    } finally {
+      await tab.close();
+      push.stop();
+      // The free plan broadcasts one stream at a time, a stream in its reconnect window included.
+      await s.post(`/v1/live-streams/${ls.id}/complete`).expect(200);
+      await waitFor('idle', async () => (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status === 'idle');
+    }
+  });
+
+  it('Shaka Player plays the live ladder as live, following the edge', async () => {
+    const ls = (await s.post('/v1/live-streams', { visibility: 'public' }).expect(201)).body;
+    const push = pushRtmp(`${s.rtmpBase}/${ls.stream_key}`, { seconds: 60 });
+    const tab = await browser.newPage();
+    const errors: string[] = [];
+    tab.on('pageerror', (e) => errors.push(e.message));
+    try {
+      await waitFor('active', async () => (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status === 'active', 60_000);
+      // As in test/audio/browser.test.ts: a page of the API's origin, Shaka from node_modules.
+      await tab.goto(`${s.url}/healthz`);
+      await tab.setContent('<video id="v" muted autoplay style="width:320px"></video>');
+      await tab.addScriptTag({ path: path.join(require.resolve('shaka-player'), '..', 'shaka-player.compiled.js') });
+      const live = await tab.evaluate(async (src) => {
+        const w = window as any;
+        w.shaka.polyfill.installAll();
+        const player = new w.shaka.Player();
+        w.shakaErrors = [];
+        player.addEventListener('error', (e: { detail: { code: number } }) => w.shakaErrors.push(e.detail.code));
+        await player.attach(document.getElementById('v'));
+        w.vhShaka = player;
+        await player.load(src);
+        return player.isLive();
+      }, ls.hls_url);
+      assert.equal(live, true, 'Shaka does not see a live presentation');
+      await tab.waitForFunction(() => { const v = document.getElementById('v') as HTMLVideoElement; return !v.paused && v.currentTime > 2; }, undefined, { timeout: 45_000 });
+      const edge = () => tab.evaluate(() => (window as any).vhShaka.seekRange().end as number);
+      const e1 = await edge();
+      await tab.waitForFunction((e) => (window as any).vhShaka.seekRange().end > e + 1, e1, { timeout: 20_000 });
+      const state = await tab.evaluate(() => ({ errors: (window as any).shakaErrors as number[], w: (document.getElementById('v') as HTMLVideoElement).videoWidth, t: (document.getElementById('v') as HTMLVideoElement).currentTime, end: (window as any).vhShaka.seekRange().end as number }));
+      assert.deepEqual(state.errors, []);
+      assert.deepEqual(errors, []);
+      assert.equal(state.w, 320);
+      assert.ok(state.end - state.t < 15, `Shaka plays ${state.end - state.t} s behind the live edge`);
     } finally {
       await tab.close();
       push.stop();

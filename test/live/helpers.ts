@@ -15,13 +15,15 @@ export interface LiveStack extends Stack {
 
 /** A stack with the live worker role and an in-process media server on free ports. */
 export async function startLiveStack(opts: StackOptions = {}): Promise<LiveStack> {
-  const [rtmp, http] = await Promise.all([freePort(), freePort()]);
+  const [rtmp, http, srt, srtCheck] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const stack = await startStack({
     ...opts,
     workers: opts.workers ?? ['workflow', 'transcode', 'live'],
     env: {
       LIVE_RTMP_PORT: String(rtmp),
       LIVE_MEDIA_HTTP_PORT: String(http),
+      LIVE_SRT_PORT: String(srt),
+      LIVE_SRT_CHECK_PORT: String(srtCheck),
       LIVE_MEDIA_INTERNAL_URL: `rtmp://127.0.0.1:${rtmp}`,
       LIVE_SEGMENT_SECONDS: '1',
       LIVE_HEARTBEAT_TIMEOUT_MS: '3000',
@@ -45,8 +47,8 @@ export async function startLiveStack(opts: StackOptions = {}): Promise<LiveStack
   return live;
 }
 
-/** ffmpeg pushing a tiny test picture and tone over RTMP, as OBS would (`-re`: real time). */
-export function pushRtmp(url: string, o: { seconds: number; size?: string; fps?: number }): { child: ChildProcess; done: Promise<number | null>; stop: () => void } {
+/** ffmpeg pushing a tiny test picture and tone over RTMP (or SRT for an srt:// URL), as OBS would (`-re`: real time). */
+export function pushRtmp(url: string, o: { seconds: number; size?: string; fps?: number }): { child: ChildProcess; done: Promise<number | null>; stop: () => void; stderr: () => string } {
   const fps = o.fps ?? 15;
   const child = spawn(
     process.env.FFMPEG_PATH ?? 'ffmpeg',
@@ -57,7 +59,7 @@ export function pushRtmp(url: string, o: { seconds: number; size?: string; fps?:
       '-t', String(o.seconds),
       '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', String(fps), '-pix_fmt', 'yuv420p',
       '-c:a', 'aac', '-b:a', '64k',
-      '-f', 'flv', url,
+      '-f', url.startsWith('srt://') ? 'mpegts' : 'flv', url,
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
@@ -69,7 +71,7 @@ export function pushRtmp(url: string, o: { seconds: number; size?: string; fps?:
   void done.then(() => {
     if (process.env.TEST_LOG_LEVEL) console.log('pusher:', stderr.slice(-500));
   });
-  return { child, done, stop: () => child.kill('SIGINT') };
+  return { child, done, stop: () => child.kill('SIGINT'), stderr: () => stderr };
 }
 
 export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000, everyMs = 250): Promise<T> {
@@ -107,3 +109,39 @@ export function hlsPage(apiUrl: string): Promise<{ url: (src: string) => string;
   );
 }
 
+
+/**
+ * The SRT gateway (ingest/srt-gateway, built by scripts/test's provisioning: SRT_GATEWAY_PATH) on
+ * the stack's LIVE_SRT_PORT, asking the stack's media server about keys.
+ */
+export async function startSrtGateway(s: LiveStack): Promise<{ url: (streamId: string) => string; child: ChildProcess; log: () => string; stop: () => Promise<void> }> {
+  const bin = process.env.SRT_GATEWAY_PATH;
+  if (!bin) throw new Error('SRT_GATEWAY_PATH is not set: run the test through scripts/test');
+  const env = {
+    ...process.env,
+    LIVE_INGEST_HOST: '127.0.0.1',
+    LIVE_SRT_PORT: String(s.config.live.srtPort),
+    LIVE_SRT_CHECK_PORT: String(s.config.live.srtCheckPort),
+    LIVE_MEDIA_INTERNAL_URL: s.config.live.mediaInternalUrl,
+  };
+  const child = spawn(bin, [], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (c) => {
+      log += c;
+      if (process.env.TEST_LOG_LEVEL) process.stderr.write(String(c));
+      if (log.includes('listening on')) resolve();
+    });
+    void exited.then(() => reject(new Error(`the SRT gateway exited: ${log}`)));
+  });
+  return {
+    url: (streamId) => `srt://127.0.0.1:${s.config.live.srtPort}?streamid=${streamId}&mode=caller`,
+    child,
+    log: () => log,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

@@ -111,4 +111,40 @@ describe('live: disconnect and reconnect', function () {
       first.stop();
     }
   });
+
+  it('a stream waiting in its reconnect window holds its plan slot: another stream goes active when the plan has room', async () => {
+    const ws = await s.newWorkspace('starter');
+    const mk = async (body: object, key: string) => (await s.post('/v1/live-streams', body, key).expect(201)).body;
+    const readIn = async (id: string, key: string) => (await s.get(`/v1/live-streams/${id}`, key).expect(200)).body;
+    // Free plan (one broadcast): A drops and waits 60 s for its encoder; B is refused meanwhile.
+    const a = await mk({ reconnect_window: 60 }, s.ws.fullKey);
+    const b = await mk({ reconnect_window: 0 }, s.ws.fullKey);
+    const first = pushRtmp(`${s.rtmpBase}/${a.stream_key}`, { seconds: 8 });
+    await waitFor('a active', async () => (await readIn(a.id, s.ws.fullKey)).status === 'active');
+    await first.done;
+    await waitFor('a disconnected', async () => (await readIn(a.id, s.ws.fullKey)).status === 'disconnected');
+    const refused = pushRtmp(`${s.rtmpBase}/${b.stream_key}`, { seconds: 30 });
+    const code = await Promise.race([refused.done, new Promise((r) => setTimeout(() => r('still running'), 8000))]);
+    refused.stop();
+    assert.notEqual(code, 'still running', 'a free plan broadcast twice at once');
+    await s.post(`/v1/live-streams/${a.id}/complete`).expect(200);
+    await waitFor('a idle', async () => (await readIn(a.id, s.ws.fullKey)).status === 'idle');
+
+    // A plan with room: B goes active while A waits for its encoder.
+    const c = await mk({ reconnect_window: 60 }, ws.fullKey);
+    const d = await mk({ reconnect_window: 0 }, ws.fullKey);
+    const third = pushRtmp(`${s.rtmpBase}/${c.stream_key}`, { seconds: 8 });
+    await waitFor('c active', async () => (await readIn(c.id, ws.fullKey)).status === 'active');
+    await third.done;
+    await waitFor('c disconnected', async () => (await readIn(c.id, ws.fullKey)).status === 'disconnected');
+    const other = pushRtmp(`${s.rtmpBase}/${d.stream_key}`, { seconds: 40 });
+    try {
+      await waitFor('d active while c waits for its encoder', async () => (await readIn(d.id, ws.fullKey)).status === 'active', 40_000);
+      assert.equal((await readIn(c.id, ws.fullKey)).status, 'disconnected');
+    } finally {
+      other.stop();
+      await s.post(`/v1/live-streams/${c.id}/complete`, undefined, ws.fullKey).expect(200);
+      await waitFor('both idle', async () => (await readIn(c.id, ws.fullKey)).status === 'idle' && (await readIn(d.id, ws.fullKey)).status === 'idle');
+    }
+  });
 });

@@ -122,8 +122,8 @@ describe('scripts/start supervision', function () {
   }
 
   async function startScript(name: string, extra: Record<string, string | undefined> = {}): Promise<Started> {
-    const [port, temporalPort, uiPort, metricsPort, sdkMetricsPort, apiMetricsPort, rtmpPort, mediaHttpPort] = [
-      await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(),
+    const [port, temporalPort, uiPort, metricsPort, sdkMetricsPort, apiMetricsPort, rtmpPort, mediaHttpPort, srtPort, srtCheckPort] = [
+      await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(),
     ];
     const u = new URL(adminUrl);
     const db = `${dbName}_${name.toLowerCase()}`;
@@ -142,6 +142,8 @@ describe('scripts/start supervision', function () {
       TEMPORAL_METRICS_PORT: String(sdkMetricsPort),
       LIVE_RTMP_PORT: String(rtmpPort),
       LIVE_MEDIA_HTTP_PORT: String(mediaHttpPort),
+      LIVE_SRT_PORT: String(srtPort),
+      LIVE_SRT_CHECK_PORT: String(srtCheckPort),
       VH_DATA_DIR: dataDir,
       DATA_DIR: path.join(dataDir, 'app'),
       DATABASE_URL: u.toString(),
@@ -203,6 +205,11 @@ describe('scripts/start supervision', function () {
         await until('the media server is started again', () => /media server started again/.test(log()), 60_000, log);
         await until('the media server listens again', () => listening(s.rtmpPort), 60_000, log);
         assert.ok(await healthy(port), 'the API kept running while the media server restarted');
+        // So is the SRT gateway (ingest/srt-gateway).
+        const srt = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('srt-gateway'));
+        assert.ok(srt, `an SRT gateway below scripts/start: ${JSON.stringify(tree(startPid))}`);
+        process.kill(-srt.pid, 'SIGKILL');
+        await until('the SRT gateway is started again', () => /SRT gateway started again/.test(log()) && tree(startPid).some((p) => p.pid === p.sid && p.pid !== srt.pid && p.cmd.includes('srt-gateway')), 60_000, log);
       }
       await s.stop(signal);
     } finally {

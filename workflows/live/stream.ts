@@ -50,6 +50,9 @@ export async function liveStreamWorkflow(input: LiveWorkflowInput): Promise<void
   const state: LiveState = { status: 'idle', videoId: null, sessionId: null, broadcasts: input.broadcasts ?? 0 };
   let pending: ConnectedSignal | undefined = input.pending;
   let gone: DisconnectedSignal | undefined;
+  /** The connection whose session just ended, and its disconnect if that arrives only afterwards. */
+  let endedSessionId: string | null = null;
+  let lateGone: DisconnectedSignal | undefined;
   let playable = false;
   let completed: string | undefined;
   let deleted = false;
@@ -60,6 +63,7 @@ export async function liveStreamWorkflow(input: LiveWorkflowInput): Promise<void
   });
   setHandler(disconnectedSignal, (s) => {
     if (s.sessionId === state.sessionId) gone = s;
+    else if (endedSessionId !== null && s.sessionId === endedSessionId) lateGone = s;
     if (pending?.sessionId === s.sessionId) pending = undefined;
   });
   setHandler(playableSignal, ({ videoId }) => {
@@ -95,6 +99,8 @@ export async function liveStreamWorkflow(input: LiveWorkflowInput): Promise<void
     const conn = pending!;
     pending = undefined;
     gone = undefined;
+    lateGone = undefined;
+    endedSessionId = null;
     playable = false;
     state.sessionId = conn.sessionId;
     let result = undefined as SessionResult | undefined;
@@ -121,13 +127,18 @@ export async function liveStreamWorkflow(input: LiveWorkflowInput): Promise<void
       await setStatus('active');
       await emit('live_stream.active');
     }
+    endedSessionId = state.sessionId;
     state.sessionId = null;
     const ended = result;
     if (playable) restarts = 0;
     // The session ended but the media server has not said the encoder left: the session failed
     // (a probe timed out on a busy worker), not the feed. Read the same connection again.
     if (ended?.ended === 'feed_ended' && !gone && !completed && !deleted && restarts < 5 && patched('live-session-restart')) {
-      const left = await condition(() => gone !== undefined || completed !== undefined || deleted || pending !== undefined, 3000);
+      // The media server's word that the encoder left may come just after the session ended
+      // (a restarted media server reports its old encoders as it starts): it counts too.
+      const late = patched('live-late-disconnect');
+      const left = await condition(() => gone !== undefined || (late && lateGone !== undefined) || completed !== undefined || deleted || pending !== undefined, 3000);
+      if (late && !gone && lateGone) gone = lateGone;
       if (!left) {
         restarts++;
         pending = conn;

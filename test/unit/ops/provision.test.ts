@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { hasEncoders } from '../../../ops/apt';
-import { cached, ensureGoTool, moduleVersion, temporalCli, withLock } from '../../../ops/go-tools';
+import { cached, ensureGoTool, moduleVersion, srtGateway, temporalCli, withLock } from '../../../ops/go-tools';
 import { dirs } from '../../../ops/paths';
 import { postgresArgs } from '../../../ops/postgres';
 import { ensureSecrets, parseEnvFile } from '../../../ops/secrets';
@@ -22,6 +22,29 @@ describe('ops provisioning', () => {
     assert.equal(d.data, path.join(tmp, 'd'));
     for (const sub of ['bin', 'versions', 'logs']) assert.ok(fs.statSync(path.join(d.tools, sub)).isDirectory());
     assert.ok(fs.statSync(path.join(d.data, 'logs')).isDirectory());
+  });
+
+  it('go tools built from this repository (the SRT gateway): versioned by a hash of their source', async () => {
+    const root = path.join(tmp, 'repo');
+    const src = path.join(root, 'ingest/srt-gateway');
+    fs.mkdirSync(src, { recursive: true });
+    fs.writeFileSync(path.join(src, 'go.mod'), 'module x\n');
+    fs.writeFileSync(path.join(src, 'main.go'), 'package main\n');
+    fs.writeFileSync(path.join(src, 'README.md'), 'not source\n');
+    const v1 = srtGateway(root);
+    assert.match(v1.version, /^src-[0-9a-f]{16}$/);
+    assert.equal(v1.sourceDir, src);
+    fs.writeFileSync(path.join(src, 'README.md'), 'edited\n');
+    assert.equal(srtGateway(root).version, v1.version, 'a non-Go file changed the version');
+    const d = dirs({ HOME: tmp }, tmp);
+    fs.writeFileSync(path.join(d.tools, 'bin', 'srt-gateway'), '#!/bin/sh\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(d.tools, 'versions', 'srt-gateway'), `${v1.version}\n`);
+    assert.equal(await cached(v1, d.tools), true);
+    fs.writeFileSync(path.join(src, 'main.go'), 'package main // edited\n');
+    const v2 = srtGateway(root);
+    assert.notEqual(v2.version, v1.version);
+    assert.equal(await cached(v2, d.tools), false, 'an edited source must rebuild');
+    assert.equal(await ensureGoTool(v2, d.tools, { SRT_GATEWAY_PATH: path.join(d.tools, 'bin', 'srt-gateway') }), path.join(d.tools, 'bin', 'srt-gateway'));
   });
 
   it('go tools: the module version built into a binary, the version marker, an explicit *_PATH', async () => {

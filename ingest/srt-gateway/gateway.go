@@ -1,0 +1,247 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	srt "github.com/datarhei/gosrt"
+)
+
+type gateway struct {
+	cfg    config
+	ln     srt.Listener
+	client *http.Client
+	wg     sync.WaitGroup
+
+	mu         sync.Mutex
+	publishing map[string]bool // stream keys with a caller here (checked, being accepted or forwarding)
+}
+
+func listen(cfg config) (*gateway, error) {
+	c := srt.DefaultConfig()
+	ln, err := srt.Listen("srt", cfg.addr, c)
+	if err != nil {
+		return nil, err
+	}
+	return &gateway{cfg: cfg, ln: ln, client: &http.Client{Timeout: 5 * time.Second}, publishing: map[string]bool{}}, nil
+}
+
+func (g *gateway) close() {
+	g.ln.Close() // closes every connection, which ends their forwarders
+	g.wg.Wait()
+}
+
+func (g *gateway) serve() error {
+	for {
+		req, err := g.ln.Accept2()
+		if err != nil {
+			if errors.Is(err, srt.ErrListenerClosed) {
+				return nil
+			}
+			return err
+		}
+		g.wg.Add(1)
+		go func() {
+			defer g.wg.Done()
+			g.handle(req)
+		}()
+	}
+}
+
+// reserve claims a stream key for one caller of this gateway (false: within the limits, it is taken).
+func (g *gateway) reserve(key string) (bool, srt.RejectionReason) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.publishing[key] {
+		return false, srt.REJX_CONFLICT
+	}
+	if len(g.publishing) >= g.cfg.maxConns {
+		return false, srt.REJX_OVERLOAD
+	}
+	g.publishing[key] = true
+	return true, 0
+}
+
+func (g *gateway) release(key string) {
+	g.mu.Lock()
+	delete(g.publishing, key)
+	g.mu.Unlock()
+}
+
+// handle decides at the handshake: a caller that may not publish is rejected before it sends media.
+func (g *gateway) handle(req srt.ConnRequest) {
+	peer := req.RemoteAddr().String()
+	key, err := streamKey(req.StreamId())
+	if err != nil {
+		log.Printf("%s: rejected: %v", peer, err)
+		if errors.Is(err, errNotPublish) {
+			req.Reject(srt.REJX_BAD_MODE)
+		} else {
+			req.Reject(srt.REJX_BAD_REQUEST)
+		}
+		return
+	}
+	if req.Version() != 5 || req.IsEncrypted() {
+		// A version 4 caller has no streamid; a passphrase is not one vidhost hands out.
+		log.Printf("%s: rejected: handshake v%d, encrypted %v", peer, req.Version(), req.IsEncrypted())
+		req.Reject(srt.REJ_UNSECURE)
+		return
+	}
+	if ok, why := g.reserve(key); !ok {
+		log.Printf("%s: rejected: %v", peer, why)
+		req.Reject(why)
+		return
+	}
+	defer g.release(key)
+	if why, reason := g.check(key); reason != 0 {
+		log.Printf("%s: rejected: %s", peer, why)
+		req.Reject(reason)
+		return
+	}
+	conn, err := req.Accept()
+	if err != nil {
+		log.Printf("%s: accept: %v", peer, err)
+		return
+	}
+	defer conn.Close()
+	log.Printf("%s: publishing (socket %d)", peer, conn.SocketId())
+	why := g.forward(conn, key)
+	log.Printf("%s: publish ended: %s", peer, why)
+}
+
+// check asks the media server whether the key may publish now (lib/live/key-check.ts).
+func (g *gateway) check(key string) (string, srt.RejectionReason) {
+	res, err := g.client.Post(g.cfg.checkURL, "text/plain", strings.NewReader(key))
+	if err != nil {
+		return fmt.Sprintf("key check: %v", err), srt.REJX_DOWN
+	}
+	defer res.Body.Close()
+	if res.StatusCode == http.StatusNoContent {
+		return "", 0
+	}
+	var refusal struct{ Code, Reason string }
+	_ = json.NewDecoder(io.LimitReader(res.Body, 4096)).Decode(&refusal)
+	if res.StatusCode != http.StatusForbidden {
+		return fmt.Sprintf("key check: HTTP %d", res.StatusCode), srt.REJX_DOWN
+	}
+	return refusal.Reason, rejection(refusal.Code)
+}
+
+// rejection maps the media server's refusal to the SRT access-control code an encoder shows.
+func rejection(code string) srt.RejectionReason {
+	switch code {
+	case "unknown", "bad_key":
+		return srt.REJX_UNAUTHORIZED
+	case "disabled":
+		return srt.REJX_FORBIDDEN
+	case "busy":
+		return srt.REJX_CONFLICT
+	case "plan_limit":
+		return srt.REJX_OVERLOAD
+	}
+	return srt.REJX_FORBIDDEN
+}
+
+// remuxArgs: ffmpeg reads the caller's MPEG-TS on stdin (only the pipe protocol and the mpegts
+// demuxer are allowed for it) and copies it onto the media server as RTMP, without re-encoding.
+func remuxArgs(rtmpBase, key string) []string {
+	return []string{
+		"-hide_banner", "-loglevel", "error", "-nostdin",
+		"-protocol_whitelist", "pipe,rtmp,tcp", "-format_whitelist", "mpegts",
+		"-f", "mpegts", "-analyzeduration", "1500000", "-probesize", "2000000", "-i", "pipe:0",
+		"-map", "0:v:0", "-map", "0:a:0?", "-c", "copy",
+		"-f", "flv", rtmpBase + "/srt/" + key,
+	}
+}
+
+// forward pipes the caller's data into the remuxer until either side ends; it returns why.
+func (g *gateway) forward(conn srt.Conn, key string) string {
+	cmd := exec.Command(g.cfg.ffmpeg, remuxArgs(g.cfg.rtmpBase, key)...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err.Error()
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &limitedWriter{w: &stderr, n: 2048}
+	if err := cmd.Start(); err != nil {
+		return fmt.Sprintf("starting ffmpeg: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	readErr := make(chan string, 1)
+	go func() { readErr <- g.copyBounded(conn, stdin) }()
+
+	var why string
+	select {
+	case why = <-readErr:
+		// The caller left (or broke a bound): let ffmpeg flush what it has, then make sure it ends.
+		stdin.Close()
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	case err := <-exited:
+		// The media server refused or dropped the feed (complete, disable, key reset, restart).
+		why = fmt.Sprintf("remuxer ended (%v) %s", err, strings.TrimSpace(stderr.String()))
+		conn.Close()
+		<-readErr
+	}
+	return why
+}
+
+// copyBounded copies the caller's data to w, dropping a caller whose input averages more than
+// maxBitsPerSecond over rateWindow (10 s; SPEC §17's input bounds).
+func (g *gateway) copyBounded(conn srt.Conn, w io.Writer) string {
+	buf := make([]byte, 64*1024)
+	window := g.cfg.rateWindow
+	start, bytes := time.Now(), int64(0)
+	for {
+		n, err := conn.Read(buf)
+		if n > 0 {
+			bytes += int64(n)
+			if el := time.Since(start); el >= window {
+				if bps := bytes * 8 * int64(time.Second) / int64(el); bps > g.cfg.maxBitsPerSecond {
+					conn.Close()
+					return fmt.Sprintf("input over %d b/s (%d b/s)", g.cfg.maxBitsPerSecond, bps)
+				}
+				start, bytes = time.Now(), 0
+			}
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				conn.Close()
+				return fmt.Sprintf("remuxer input: %v", werr)
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return "caller disconnected"
+			}
+			return fmt.Sprintf("caller: %v", err)
+		}
+	}
+}
+
+// limitedWriter keeps the first n bytes of ffmpeg's stderr for the log.
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		_, _ = l.w.Write(p[:k])
+		l.n -= k
+	}
+	return len(p), nil
+}

@@ -1,0 +1,74 @@
+// Which encoder may publish (SPEC §17): one check for both ingests. The RTMP side runs it as
+// node-media-server announces a publisher; the SRT gateway (ingest/srt-gateway) asks it over
+// loopback HTTP during the SRT handshake, so a refused caller is rejected before it sends media.
+import http from 'node:http';
+import type { Db } from '../db';
+import type { Logger } from '../logger';
+import { limitsOf } from '../plans';
+import { hashStreamKey, STREAM_KEY_RE } from './keys';
+
+/** Why a key is refused, as the SRT gateway maps it to a handshake rejection code. */
+export type RefusalCode = 'bad_key' | 'unknown' | 'disabled' | 'busy' | 'plan_limit';
+
+export type KeyCheck = { ok: true; stream: { id: string; workspace_id: string } } | { ok: false; code: RefusalCode; why: string };
+
+/** Unknown or disabled key, a stream that already has a publisher, or a plan at its concurrent broadcasts → refused. */
+export async function checkStreamKey(db: Db, publishing: ReadonlyMap<string, unknown>, key: string): Promise<KeyCheck> {
+  if (!STREAM_KEY_RE.test(key)) return { ok: false, code: 'bad_key', why: 'not a stream key' };
+  const row = await db('live_streams').where({ stream_key_hash: hashStreamKey(key) }).whereNull('deleted_at').first('id', 'workspace_id', 'disabled');
+  if (!row) return { ok: false, code: 'unknown', why: 'unknown stream key' };
+  if (row.disabled) return { ok: false, code: 'disabled', why: 'live stream disabled' };
+  if (publishing.has(row.id)) return { ok: false, code: 'busy', why: 'the stream already has a publisher' };
+  const ws = await db('workspaces').where({ id: row.workspace_id }).first('plan');
+  const limit = limitsOf(ws?.plan ?? 'free').liveBroadcasts;
+  const [{ n }] = await db('live_streams').where({ workspace_id: row.workspace_id }).whereNot({ status: 'idle' }).whereNot({ id: row.id }).whereNull('deleted_at').count('* as n');
+  if (Number(n) >= limit) return { ok: false, code: 'plan_limit', why: `the plan allows ${limit} broadcast(s) at once` };
+  return { ok: true, stream: { id: row.id, workspace_id: row.workspace_id } };
+}
+
+/**
+ * `POST /check` with the stream key as the body → 204, or 403 `{"code","reason"}`. Loopback only
+ * (LIVE_SRT_CHECK_PORT); it says no more than an RTMP publish attempt on the public port does.
+ */
+export function startKeyCheckServer(o: { host: string; port: number; check: (key: string) => Promise<KeyCheck>; log: Logger }): Promise<{ port: number; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'POST' || req.url !== '/check') {
+      res.writeHead(404).end();
+      return;
+    }
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => {
+      body += c;
+      if (body.length > 512) req.destroy();
+    });
+    req.on('end', () => {
+      o.check(body.trim()).then(
+        (r) => {
+          if (r.ok) res.writeHead(204).end();
+          else res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ code: r.code, reason: r.why }));
+        },
+        (err: unknown) => {
+          o.log.error({ err }, 'live: stream key check failed');
+          res.writeHead(503).end();
+        },
+      );
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject);
+      const addr = server.address();
+      resolve({
+        port: typeof addr === 'object' && addr ? addr.port : o.port,
+        close: () =>
+          new Promise<void>((r) => {
+            server.close(() => r());
+            // The gateway's HTTP client keeps its connection alive: do not wait for it to idle out.
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}
