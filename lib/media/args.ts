@@ -9,7 +9,7 @@ export const AUDIO_CHANNELS = '2';
 /**
  * How a rung spends bits (SPEC §21, docs/transcoding.md):
  * - `crf` (the default): capped CRF. The encoder targets a constant quality (`-crf`, lower on
- *   small rungs: crfOffset) and the rung's peak is only a ceiling (`-maxrate`, `-bufsize` its VBV buffer),
+ *   small rungs: crfOffset) and the rung's bitrate is only a ceiling (`-maxrate`, `-bufsize` its VBV buffer),
  *   so easy content (slides, screen recordings, still shots) takes far fewer bytes while hard
  *   content stays at the cap.
  * - `abr`: the fixed-bitrate ladder of before (target `-b:v`, peak `-maxrate`), kept for the
@@ -40,13 +40,13 @@ export function videoRateArgs(rung: Pick<Rung, 'width' | 'height' | 'videoBitrat
   if (rc.mode === 'abr') {
     return [`-b${stream || ':v'}`, String(rung.videoBitrate), `-maxrate${stream}`, String(rung.maxrate), `-bufsize${stream}`, String(rung.bufsize)];
   }
-  // The same peak and VBV buffer as the fixed ladder, x264's default initial fill: on hard content
-  // (high motion, grain) the encode reaches the cap where the fixed ladder spends its bitrate, and
-  // stays within the fixed ladder's bytes and SSIM (bench/quality.ts); a lower peak or a buffer
-  // starting a third full left it 0.4–1.0 dB below at 0.88× the bytes.
+  // The rung's average bitrate as the peak, the fixed ladder's VBV buffer with x264's default
+  // initial fill: on hard content (high motion, grain) the encode reaches the cap and matches the
+  // fixed ladder's bytes and SSIM (bench/quality.ts). The buffer a third full left it 0.4 dB below
+  // at 0.88x the bytes; the fixed ladder's peak (7% higher) put grain at 1.10x the bytes.
   return [
     `-crf${stream}`, String(Math.max(0, rc.crf - crfOffset(rung))),
-    `-maxrate${stream}`, String(rung.maxrate),
+    `-maxrate${stream}`, String(rung.videoBitrate),
     `-bufsize${stream}`, String(rung.bufsize),
   ];
 }

@@ -29,9 +29,9 @@ describe('media/args', () => {
         '-profile:v', 'high',
         '-level:v', '3.1',
         '-pix_fmt', 'yuv420p',
-        // Capped CRF by default: the fixed ladder's peak (2.996 Mb/s) is the ceiling, VBV buffer kept.
+        // Capped CRF by default: the rung's bitrate (2.8 Mb/s) is the ceiling, VBV buffer kept.
         '-crf', '23',
-        '-maxrate', '2996000',
+        '-maxrate', '2800000',
         '-bufsize', '4200000',
         '-force_key_frames', 'expr:gte(t,n_forced*6)',
         '-sc_threshold', '0',
@@ -60,7 +60,7 @@ describe('media/args', () => {
           '-pix_fmt', 'yuv420p',
           // A small rung: CRF 3 lower (crfOffset), so grain it averages away still gets its bits.
           '-crf', '20',
-          '-maxrate', '856000',
+          '-maxrate', '800000',
           '-bufsize', '1200000',
           '-force_key_frames', 'expr:gte(t,n_forced*4)',
           '-sc_threshold', '0',
@@ -76,11 +76,11 @@ describe('media/args', () => {
       const abr = transcodeArgs({ input: 'i', outputDir: 'o', rung: rung720, hasAudio: false, rateControl: { mode: 'abr' } });
       assert.deepEqual(abr.slice(abr.indexOf('-pix_fmt') + 2, abr.indexOf('-force_key_frames')), ['-b:v', '2800000', '-maxrate', '2996000', '-bufsize', '4200000']);
       const crf = transcodeArgs({ input: 'i', outputDir: 'o', rung: rung720, hasAudio: false, rateControl: { mode: 'crf', crf: 28 } });
-      assert.deepEqual(crf.slice(crf.indexOf('-pix_fmt') + 2, crf.indexOf('-force_key_frames')), ['-crf', '28', '-maxrate', '2996000', '-bufsize', '4200000']);
+      assert.deepEqual(crf.slice(crf.indexOf('-pix_fmt') + 2, crf.indexOf('-force_key_frames')), ['-crf', '28', '-maxrate', '2800000', '-bufsize', '4200000']);
     });
 
     it('videoRateArgs suffixes per-stream options', () => {
-      assert.deepEqual(videoRateArgs(rung720, { mode: 'crf', crf: 23 }, ':v:1'), ['-crf:v:1', '23', '-maxrate:v:1', '2996000', '-bufsize:v:1', '4200000']);
+      assert.deepEqual(videoRateArgs(rung720, { mode: 'crf', crf: 23 }, ':v:1'), ['-crf:v:1', '23', '-maxrate:v:1', '2800000', '-bufsize:v:1', '4200000']);
       assert.deepEqual(videoRateArgs(rung720, { mode: 'abr' }, ':v:0'), ['-b:v:0', '2800000', '-maxrate:v:0', '2996000', '-bufsize:v:0', '4200000']);
     });
 
