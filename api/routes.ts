@@ -8,6 +8,7 @@ import { cdnRoutes } from './cdn/routes';
 import { dashboardRoutes } from './dashboard/routes';
 import { clipRoutes } from './clips/routes';
 import type { Deps } from './deps';
+import { encodingRoutes } from './encoding/routes';
 import { folderRoutes } from './folders/routes';
 import { healthRoutes } from './health/routes';
 import { keyRoutes } from './keys/routes';
@@ -37,7 +38,7 @@ export function publicRouter(deps: Deps): Router {
 /** Everything behind an API key. One resource, one folder. */
 export function apiRouter(deps: Deps): Router {
   const r = new Router();
-  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes, audioTrackRoutes, restrictionRoutes, liveRoutes, analyticsRoutes]) mount(r, deps);
+  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes, audioTrackRoutes, restrictionRoutes, encodingRoutes, liveRoutes, analyticsRoutes]) mount(r, deps);
   return r;
 }
 

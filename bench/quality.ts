@@ -17,7 +17,7 @@
  * motion and noise ≤ 1.05× the bytes with no rung's SSIM lower by more than 0.3 dB; encode time
  * ≤ 1.10×. With --codecs, HEVC and AV1 encode time of one rung as a ratio to H.264.
  *
- *   npm run bench:quality -- [--seconds 10] [--height 1080] [--only slides,screen] [--codecs] [--codec-height 720]
+ *   npm run bench:quality -- [--seconds 10] [--height 1080] [--only slides,screen] [--crf 23] [--codecs] [--codec-height 720]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -42,6 +42,8 @@ const only = opt('only')?.split(',');
 const codecs = argv.includes('--codecs');
 const codecHeight = Number(opt('codec-height') ?? 720);
 const preset = process.env.X264_PRESET ?? 'veryfast';
+/** --crf N: try another CRF than the production default for the new ladder. */
+const NEW_RC: RateControl = opt('crf') ? { mode: 'crf', crf: Number(opt('crf')) } : DEFAULT_RATE_CONTROL;
 const FPS = 30;
 const FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
 
@@ -144,7 +146,7 @@ async function main(): Promise<void> {
   fs.writeFileSync(textFile, Array.from({ length: 80 }, (_, i) => `${String(i + 1).padStart(3)}  const rendition = encode(source, rung[${i % 7}]); // line ${i + 1}`).join('\n'));
   const graphs = sources(textFile);
   const names = Object.keys(graphs).filter((n) => !only || only.includes(n));
-  console.log(`corpus: ${names.join(', ')}; ${seconds} s at ${width}x${height}, ${FPS} fps; x264 ${preset}; capped CRF ${DEFAULT_RATE_CONTROL.mode === 'crf' ? DEFAULT_RATE_CONTROL.crf : ''}`);
+  console.log(`corpus: ${names.join(', ')}; ${seconds} s at ${width}x${height}, ${FPS} fps; x264 ${preset}; capped CRF ${NEW_RC.mode === 'crf' ? NEW_RC.crf : ''}`);
   console.log('');
   console.log('source     rung    fixed KiB  SSIM dB  PSNR dB |  new KiB  SSIM dB  PSNR dB | bytes  ΔSSIM');
   let timeOld = 0;
@@ -155,7 +157,7 @@ async function main(): Promise<void> {
     // Alternate the order so a busy machine does not favour one ladder.
     const first = names.indexOf(name) % 2 === 0;
     const a = first ? await ladder(source, `${name}-abr`, { mode: 'abr' }) : undefined;
-    const b = await ladder(source, `${name}-crf`, DEFAULT_RATE_CONTROL);
+    const b = await ladder(source, `${name}-crf`, NEW_RC);
     const old = a ?? (await ladder(source, `${name}-abr`, { mode: 'abr' }));
     timeOld += old.seconds;
     timeNew += b.seconds;

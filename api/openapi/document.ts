@@ -5,6 +5,7 @@ import { audioTrackDocs } from '../audio/openapi';
 import { captionDocs } from '../captions/openapi';
 import { cdnDocs } from '../cdn/openapi';
 import { clipDocs } from '../clips/openapi';
+import { encodingDocs } from '../encoding/openapi';
 import { folderDocs } from '../folders/openapi';
 import { healthDocs } from '../health/openapi';
 import { keyDocs } from '../keys/openapi';
@@ -42,6 +43,7 @@ const RESOURCES: Array<(d: DocContext) => void> = [
   liveDocs,
   playbackDocs,
   restrictionDocs,
+  encodingDocs,
   storageDocs,
   cdnDocs,
   playerDocs,
@@ -108,6 +110,6 @@ export function buildDocument(config: Config): OpenApiDocument {
       { url: base, description: 'No prefix (Forms B and C)' },
     ],
     security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
-    tags: ['Uploads', 'Videos', 'Folders', 'Tags', 'API keys', 'Webhooks', 'Playback', 'Playback restrictions', 'Usage', 'CDN', 'Player', 'Dashboard', 'Operations'].map((name) => ({ name })),
+    tags: ['Uploads', 'Videos', 'Folders', 'Tags', 'API keys', 'Webhooks', 'Playback', 'Playback restrictions', 'Encoding', 'Usage', 'CDN', 'Player', 'Dashboard', 'Operations'].map((name) => ({ name })),
   });
 }

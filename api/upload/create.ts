@@ -6,6 +6,7 @@ import { uniqueTagNames } from '../../lib/tags';
 import { pendingStart } from '../../lib/videos/starts';
 import type { VideoSource } from '../../workflows/video/defs';
 import type { AuthState, Deps } from '../deps';
+import { codecsForNewVideo } from '../encoding/codecs';
 import { assertFolderOf } from '../folders/assert';
 import { forbidden } from '../errors';
 import { assertEncryptionConfigured, assertRestrictionOf } from '../restrictions/routes';
@@ -25,7 +26,7 @@ export interface NewVideo {
   sourceUrl?: string;
   /** SPEC §14 */
   outputs?: { passthrough?: string; max_resolution?: MaxResolution; mp4_support?: Mp4Support; source_video_id?: string; normalize_audio?: boolean };
-  /** SPEC §21: H.264 plus any of hevc/av1. */
+  /** SPEC §21: H.264 plus any of hevc/av1 (absent: the workspace's default). */
   codecs?: Array<'h264' | 'hevc' | 'av1'>;
   source: VideoSource;
   /** SPEC §20: the video's restriction and encryption (absent: the workspace's defaults). */
@@ -82,8 +83,8 @@ export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Pro
   const filename = sanitizeFilename(v.filename);
   const storageKey = keys.original(auth.workspaceId, id, filename);
   const protocol = v.source.kind === 'upload' ? (v.upload?.protocol ?? 'put') : null;
-  // H.264 always, first; the others once each, in a stable order.
-  const codecs = (['h264', 'hevc', 'av1'] as const).filter((c) => c === 'h264' || v.codecs?.includes(c));
+  // Its own codecs, else the workspace's default (SPEC §21); H.264 always, first.
+  const codecs = await codecsForNewVideo(db, auth.workspaceId, v.codecs);
   const uploadKey = protocol ? keys.upload(auth.workspaceId, id, `${protocol}-${randomToken(12)}`) : null;
   const row = {
     id,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { codecList } from '../encoding/schema';
 import { maxResolution, mp4Support, passthrough } from '../../lib/outputs/options';
 
 const MAX_FILENAME = 1024;
@@ -23,12 +24,9 @@ export const videoMeta = {
   max_resolution: maxResolution.optional(),
   mp4_support: mp4Support.optional(),
   // SPEC §21: extra codecs as CMAF renditions (+ DASH); H.264 is always kept
-  codecs: z
-    .array(z.enum(['h264', 'hevc', 'av1']))
-    .min(1)
-    .max(3)
+  codecs: codecList
     .optional()
-    .meta({ description: 'Codecs to encode in: H.264 always, plus "hevc" and/or "av1" as CMAF renditions with a DASH manifest', example: ['h264', 'av1'] }),
+    .meta({ description: 'Codecs to encode in: H.264 always, plus "hevc" and/or "av1" as CMAF renditions with a DASH manifest; absent: the workspace\'s default (`/v1/encoding-defaults`)', example: ['h264', 'av1'] }),
   // audio (SPEC §19)
   normalize_audio: z.boolean().optional().meta({ description: 'Normalise every audio rendition to −16 LUFS (EBU R128, two-pass loudnorm)' }),
   // protection (SPEC §20)

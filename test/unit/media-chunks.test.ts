@@ -45,8 +45,8 @@ describe('media/chunks', () => {
       ...[r240, r360].flatMap((r, i) => [
         '-map', `[o${i}]`, '-map', '0:a:0',
         '-c:v', 'libx264', '-preset', 'veryfast', '-profile:v', 'high', '-level:v', i === 0 ? '2.1' : '3.0', '-pix_fmt', 'yuv420p',
-        // Capped CRF: the rung's bitrate is the ceiling; the same CRF and caps in every chunk.
-        '-crf', '23', '-maxrate', String(r.videoBitrate), '-bufsize', String(r.bufsize), '-rc_init_occupancy', String(r.bufsize / 3),
+        // Capped CRF (lower on small rungs) under the rung's bitrate; the same CRF and caps in every chunk.
+        '-crf', i === 0 ? '18' : '20', '-maxrate', String(r.videoBitrate), '-bufsize', String(r.bufsize),
         '-force_key_frames', 'expr:gte(t,n_forced*6)', '-sc_threshold', '0', '-g', '144', '-keyint_min', '144',
         '-c:a', 'aac', '-b:a', '128000', '-ar', '48000', '-ac', '2',
         '-output_ts_offset', '0.021333',
@@ -61,9 +61,9 @@ describe('media/chunks', () => {
     const rate = (index: number, start: number, end: number | null) => {
       const args = chunkLadderArgs({ input: 'in', outputRoot: 'o', rungs: [LADDER[3]], chunk: { index, start, end }, hasAudio: true, segmentSeconds: 6, rateControl: rc });
       const at = args.indexOf('-crf');
-      return args.slice(at, at + 8);
+      return args.slice(at, at + 6);
     };
-    assert.deepEqual(rate(0, 0, 30), ['-crf', '26', '-maxrate', '2800000', '-bufsize', '4200000', '-rc_init_occupancy', '1400000']);
+    assert.deepEqual(rate(0, 0, 30), ['-crf', '26', '-maxrate', '2800000', '-bufsize', '4200000']);
     assert.deepEqual(rate(1, 30, 60), rate(0, 0, 30));
     assert.deepEqual(rate(2, 60, null), rate(0, 0, 30));
   });

@@ -69,7 +69,7 @@ describe('media/cmaf', () => {
       ...GLOBAL,
       '-i', '/in/s.mp4', '-map', '0:v:0', '-vf', 'scale=1280:720',
       '-c:v', 'libx265', '-preset', 'veryfast', '-tag:v', 'hvc1', '-pix_fmt', 'yuv420p',
-      '-crf', '26', '-maxrate', '2800000', '-bufsize', '4200000', '-rc_init_occupancy', '1400000',
+      '-crf', '26', '-maxrate', '2800000', '-bufsize', '4200000',
       '-force_key_frames', 'expr:gte(t,n_forced*6)', '-x265-params', 'log-level=error:scenecut=0:open-gop=0:keyint=180:min-keyint=180',
       '-an',
       '-f', 'hls', '-hls_time', '6', '-hls_playlist_type', 'vod', '-hls_segment_type', 'fmp4', '-hls_fmp4_init_filename', 'init.mp4',
@@ -80,7 +80,7 @@ describe('media/cmaf', () => {
   it('AV1 rung: SVT-AV1 capped CRF with a GOP of one segment', () => {
     assert.deepEqual(videoEncoderArgs('av1', r720, { fps: 25, segmentSeconds: 4 }), [
       '-c:v', 'libsvtav1', '-preset', '10', '-pix_fmt', 'yuv420p',
-      '-crf', '35', '-maxrate', '2800000', '-bufsize', '4200000', '-rc_init_occupancy', '1400000',
+      '-crf', '35', '-maxrate', '2800000', '-bufsize', '4200000',
       '-g', '100', '-svtav1-params', 'scd=0',
     ]);
   });
