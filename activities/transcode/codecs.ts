@@ -7,16 +7,20 @@ import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { createMediaTools, measuredBandwidth, type PlaylistRung, type Rung } from '../../lib/media';
 import { parseMediaPlaylist } from '../../lib/media/chunks';
-import { cmafCodecString, cmafRungArgs, codecRenditionName, type VideoCodec } from '../../lib/media/cmaf';
-import { dashManifest } from '../../lib/media/dash';
+import { cmafAudioArgs, cmafAudioRendition, cmafCodecString, cmafRungArgs, codecRenditionName, type VideoCodec } from '../../lib/media/cmaf';
+import { dashManifest, type DashAudioRepresentation } from '../../lib/media/dash';
+import { republishMaster } from '../../lib/outputs/publish';
 import { keys } from '../../lib/storage';
+import { audioKey } from '../audio/tracks';
 import type { ActivityDeps } from '../deps';
 import { toFailure } from './media';
 import { withTempDir } from '../outputs/common';
 
 const TYPES: Record<string, string> = { '.m3u8': 'application/vnd.apple.mpegurl', '.m4s': 'video/mp4', '.mp4': 'video/mp4' };
 
-export function codecActivities({ config, storage }: ActivityDeps) {
+type AudioTrackRow = { rendition: string; language: string; channels: number; is_default: boolean; cmaf: boolean };
+
+export function codecActivities({ config, db, storage }: ActivityDeps) {
   const media = createMediaTools(config.media);
   const segmentSeconds = config.media.segmentSeconds;
 
@@ -26,6 +30,59 @@ export function codecActivities({ config, storage }: ActivityDeps) {
     const parts: Buffer[] = [];
     for await (const c of obj.body) parts.push(Buffer.from(c as Buffer));
     return Buffer.concat(parts).toString('utf8');
+  }
+
+  /** Uploads a rendition's files, init and segments first, the playlist last: it never names a file that is not there. */
+  async function uploadRendition(dir: string, prefix: string, onFile: (f: string) => void): Promise<void> {
+    const files = (await fs.readdir(dir)).sort();
+    for (const f of [...files.filter((x) => !x.endsWith('.m3u8')), ...files.filter((x) => x.endsWith('.m3u8'))]) {
+      await storage.putFile(prefix + f, path.join(dir, f), { contentType: TYPES[path.extname(f)] ?? 'application/octet-stream' });
+      onFile(f);
+    }
+  }
+
+  /**
+   * Issue 28 "audio once": an AAC audio rendition's TS segments repackaged as CMAF by stream copy
+   * (no re-encode) into `hls/audio/<rendition>-cmaf/`, once per track (the row's `cmaf` says it is
+   * there). Returns its segment durations and measured peak for the DASH manifest.
+   */
+  async function cmafAudio(p: { workspaceId: string; videoId: string; track: AudioTrackRow; signal: AbortSignal; beat: (f: string) => void }): Promise<DashAudioRepresentation> {
+    const source = audioKey(p.workspaceId, p.videoId, p.track.rendition);
+    const target = audioKey(p.workspaceId, p.videoId, cmafAudioRendition(p.track.rendition));
+    const represent = async (playlist: string, size: (uri: string) => Promise<number>): Promise<DashAudioRepresentation> => {
+      const segments = parseMediaPlaylist(playlist);
+      if (segments.length === 0 || segments.some((s) => !/^seg_[0-9]{5}\.m4s$/.test(s.uri))) throw new Error(`unexpected ${target} playlist`);
+      const sizes = await Promise.all(segments.map(async (s) => ({ seconds: s.seconds, bytes: await size(s.uri) })));
+      return {
+        id: `audio/${cmafAudioRendition(p.track.rendition)}`,
+        language: p.track.language,
+        channels: p.track.channels,
+        isDefault: p.track.is_default,
+        bandwidth: measuredBandwidth(sizes).peak,
+        segments: segments.map((s) => s.seconds),
+      };
+    };
+    if (p.track.cmaf) return represent(await readText(target + 'index.m3u8'), async (uri) => (await storage.head(target + uri))?.size ?? 0);
+    return withTempDir(async (dir) => {
+      // The TS segments end to end are one MPEG-TS stream (that is how HLS defines them).
+      const ts = path.join(dir, 'audio.ts');
+      const segments = parseMediaPlaylist(await readText(source + 'index.m3u8'));
+      if (segments.length === 0 || segments.some((s) => !/^seg_[0-9]{5,6}\.ts$/.test(s.uri))) throw new Error(`unexpected ${source} playlist`);
+      for (const s of segments) {
+        const part = path.join(dir, s.uri);
+        await storage.download(source + s.uri, part);
+        await fs.appendFile(ts, await fs.readFile(part));
+        await fs.rm(part);
+      }
+      const out = path.join(dir, 'cmaf');
+      await fs.mkdir(out);
+      const input = await media.open(ts, p.signal, { allowAudioOnly: true });
+      await media.ffmpeg(cmafAudioArgs({ input: input.path, inputArgs: input.inputArgs, outputDir: out, segmentSeconds }), input, { outputDir: out, signal: p.signal });
+      const rep = await represent(await fs.readFile(path.join(out, 'index.m3u8'), 'utf8'), async (uri) => (await fs.stat(path.join(out, uri))).size);
+      await uploadRendition(out, target, p.beat);
+      await db('audio_tracks').where({ video_id: p.videoId, rendition: p.track.rendition }).update({ cmaf: true, updated_at: db.fn.now() });
+      return rep;
+    });
   }
 
   return {
@@ -49,13 +106,7 @@ export function codecActivities({ config, storage }: ActivityDeps) {
           await fs.writeFile(first, Buffer.concat([await fs.readFile(path.join(dir, 'init.mp4')), await fs.readFile(path.join(dir, segments[0].uri))]));
           const probed = (await media.open(first, ctx.cancellationSignal)).info.streams.video;
           await fs.rm(first);
-          const prefix = keys.rendition(p.workspaceId, p.videoId, name);
-          const files = (await fs.readdir(dir)).sort();
-          // Init and segments first, the playlist last: it never names a file that is not there.
-          for (const f of [...files.filter((x) => !x.endsWith('.m3u8')), ...files.filter((x) => x.endsWith('.m3u8'))]) {
-            await storage.putFile(prefix + f, path.join(dir, f), { contentType: TYPES[path.extname(f)] ?? 'application/octet-stream' });
-            ctx.heartbeat({ uploading: f });
-          }
+          await uploadRendition(dir, keys.rendition(p.workspaceId, p.videoId, name), (f) => ctx.heartbeat({ uploading: f }));
           return { ...p.rung, name, codecs: cmafCodecString(p.codec, { profile: probed.profile, level: probed.level }), videoBitrate: bw.average, maxrate: bw.peak, audioBitrate: 0 };
         });
       } catch (err) {
@@ -65,8 +116,28 @@ export function codecActivities({ config, storage }: ActivityDeps) {
       }
     },
 
-    /** `hls/manifest.mpd` over the CMAF renditions, from their stored playlists. Idempotent. */
+    /**
+     * `hls/manifest.mpd` over the CMAF renditions, from their stored playlists, with the audio
+     * tracks as CMAF (packaged here, once: issue 28), which the master's CMAF variants then take
+     * as their audio group. A silent video has no tracks and no audio set. Idempotent.
+     */
     async publishDash(p: { workspaceId: string; videoId: string; durationSeconds: number | null; renditions: PlaylistRung[] }): Promise<void> {
+      const ctx = Context.current();
+      const tracks: AudioTrackRow[] = await db('audio_tracks')
+        .where({ video_id: p.videoId, status: 'ready' })
+        .orderBy(['ordinal', 'rendition'])
+        .select('rendition', 'language', 'channels', 'is_default', 'cmaf');
+      const audio: DashAudioRepresentation[] = [];
+      const beat = setInterval(() => ctx.heartbeat(), 1000);
+      try {
+        for (const track of tracks) audio.push(await cmafAudio({ ...p, track, signal: ctx.cancellationSignal, beat: (f) => ctx.heartbeat({ uploading: f }) }));
+      } catch (err) {
+        throw toFailure(err);
+      } finally {
+        clearInterval(beat);
+      }
+      // The master's CMAF variants move to the CMAF audio group (lib/outputs/audio.ts) now that it exists.
+      if (tracks.some((t) => !t.cmaf)) await republishMaster(db, storage, { workspaceId: p.workspaceId, videoId: p.videoId });
       const reps = [];
       let duration = p.durationSeconds ?? 0;
       for (const r of p.renditions) {
@@ -74,7 +145,7 @@ export function codecActivities({ config, storage }: ActivityDeps) {
         duration = Math.max(duration, segments.reduce((a, b) => a + b, 0));
         reps.push({ id: r.name, codecs: r.codecs ?? '', bandwidth: r.maxrate, width: r.width, height: r.height, segments });
       }
-      await storage.put(keys.dashManifest(p.workspaceId, p.videoId), dashManifest(duration, reps), { contentType: 'application/dash+xml' });
+      await storage.put(keys.dashManifest(p.workspaceId, p.videoId), dashManifest(duration, reps, audio), { contentType: 'application/dash+xml' });
     },
   };
 }

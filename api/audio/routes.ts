@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { eventActivities } from '../../activities/events';
 import { addedTrackKey, audioKey } from '../../activities/audio/tracks';
+import { cmafAudioRendition } from '../../lib/media/cmaf';
 import { newId, randomToken } from '../../lib/ids';
 import { assertPublicUrl, UrlNotAllowedError } from '../../lib/net/guard';
 import { canonicalLanguage } from '../../lib/outputs/captions';
@@ -109,6 +110,8 @@ export function audioTrackRoutes(r: Router, deps: Deps): void {
     for (const t of rows) {
       await deps.temporal.workflow.getHandle(audioTrackWorkflowId(video.id, t.rendition)).cancel().catch(() => undefined);
       await storage.deletePrefix(audioKey(video.workspace_id, video.id, t.rendition));
+      // Its CMAF copy (issue 28), if the HEVC/AV1 renditions made one.
+      await storage.deletePrefix(audioKey(video.workspace_id, video.id, cmafAudioRendition(t.rendition)));
       await storage.deletePrefix(addedTrackKey(video.workspace_id, video.id, t.rendition));
     }
     await emit(video.id, video.workspace_id, 'video.audio_track.deleted');

@@ -75,6 +75,19 @@ export function cmafRungArgs(o: {
   ];
 }
 
+/** The CMAF copy of an audio rendition (SPEC §19 `a0` → `a0-cmaf`), a sibling folder under `hls/audio/`. */
+export const cmafAudioRendition = (rendition: string): string => `${rendition}-cmaf`;
+
+/**
+ * Issue 28 "audio once": an AAC audio rendition's MPEG-TS segments (concatenated into `input`; ADTS → MP4 config, `aac_adtstoasc`)
+ * repackaged as a CMAF HLS rendition by stream copy, no re-encode: `init.mp4`, `seg_%05d.m4s`
+ * and `index.m3u8`, cut at the same segment duration as the video. Timestamps start at 0 like
+ * the CMAF video encodes (which are made without -copyts).
+ */
+export function cmafAudioArgs(o: { input: string; inputArgs?: readonly string[]; outputDir: string; segmentSeconds: number }): string[] {
+  return [...GLOBAL_ARGS, ...(o.inputArgs ?? []), '-i', o.input, '-map', '0:a:0', '-vn', '-sn', '-dn', '-c:a', 'copy', '-bsf:a', 'aac_adtstoasc', ...cmafHlsArgs(o.outputDir, o.segmentSeconds)];
+}
+
 /**
  * RFC 6381 CODECS of an encoded stream, from what ffprobe reads back (profile name and level as
  * ffprobe prints them: HEVC level = general_level_idc, e.g. 93 for 3.1; AV1 level = seq_level_idx).

@@ -14,6 +14,18 @@ export type DashRepresentation = {
   segments: readonly number[];
 };
 
+/** Issue 28: an audio rendition's CMAF copy, one AdaptationSet per track (players pick by language). */
+export type DashAudioRepresentation = {
+  /** The folder relative to the manifest (`audio/a0-cmaf`). */
+  id: string;
+  /** BCP-47, or `und` (then no `lang`). */
+  language: string;
+  channels: number;
+  isDefault: boolean;
+  bandwidth: number;
+  segments: readonly number[];
+};
+
 const iso = (seconds: number): string => `PT${(Math.round(seconds * 1000) / 1000).toFixed(3)}S`;
 const safe = (s: string): string => {
   if (!/^[A-Za-z0-9._-]+$/.test(s)) throw new RangeError(`unsafe DASH attribute ${JSON.stringify(s)}`);
@@ -36,12 +48,23 @@ function timeline(segments: readonly number[]): string[] {
   return out;
 }
 
+function segmentTemplate(id: string, segments: readonly number[]): string[] {
+  return [
+    `        <SegmentTemplate timescale="1000" initialization="${id}/init.mp4" media="${id}/seg_$Number%05d$.m4s" startNumber="0">`,
+    '          <SegmentTimeline>',
+    ...timeline(segments).map((s) => `            ${s}`),
+    '          </SegmentTimeline>',
+    '        </SegmentTemplate>',
+  ];
+}
+
 /**
  * The MPD: one AdaptationSet per codec family (players switch rungs within a set, never across
  * codecs), its Representations lowest bandwidth first, each with its own SegmentTemplate and an
- * explicit SegmentTimeline (the segments are cut on keyframes, so durations vary).
+ * explicit SegmentTimeline (the segments are cut on keyframes, so durations vary). Each audio
+ * track is an AdaptationSet of its own (audio/mp4, AAC-LC), the default one with Role main.
  */
-export function dashManifest(durationSeconds: number, representations: readonly DashRepresentation[]): string {
+export function dashManifest(durationSeconds: number, representations: readonly DashRepresentation[], audio: readonly DashAudioRepresentation[] = []): string {
   const families = new Map<string, DashRepresentation[]>();
   for (const r of representations) {
     const family = r.codecs.split('.')[0];
@@ -59,15 +82,24 @@ export function dashManifest(durationSeconds: number, representations: readonly 
       const id = safe(r.id);
       lines.push(
         `      <Representation id="${id}" codecs="${safe(r.codecs)}" bandwidth="${Math.ceil(r.bandwidth)}" width="${r.width}" height="${r.height}">`,
-        `        <SegmentTemplate timescale="1000" initialization="${id}/init.mp4" media="${id}/seg_$Number%05d$.m4s" startNumber="0">`,
-        '          <SegmentTimeline>',
-        ...timeline(r.segments).map((s) => `            ${s}`),
-        '          </SegmentTimeline>',
-        '        </SegmentTemplate>',
+        ...segmentTemplate(id, r.segments),
         '      </Representation>',
       );
     }
     lines.push('    </AdaptationSet>');
+  }
+  for (const a of audio) {
+    const id = a.id.split('/').map(safe).join('/');
+    const lang = a.language !== 'und' ? ` lang="${safe(a.language)}"` : '';
+    lines.push(
+      `    <AdaptationSet id="${set++}" contentType="audio" mimeType="audio/mp4"${lang} segmentAlignment="true" startWithSAP="1">`,
+      `      <Role schemeIdUri="urn:mpeg:dash:role:2011" value="${a.isDefault ? 'main' : 'alternate'}"/>`,
+      `      <Representation id="${id.replace(/\//g, '_')}" codecs="mp4a.40.2" bandwidth="${Math.ceil(a.bandwidth)}" audioSamplingRate="48000">`,
+      `        <AudioChannelConfiguration schemeIdUri="urn:mpeg:dash:23003:3:audio_channel_configuration:2011" value="${Math.trunc(a.channels)}"/>`,
+      ...segmentTemplate(id, a.segments),
+      '      </Representation>',
+      '    </AdaptationSet>',
+    );
   }
   lines.push('  </Period>', '</MPD>', '');
   return lines.join('\n');

@@ -5,6 +5,7 @@ import type { CaptionRow } from './read';
 import { subtitleUri } from './keys';
 import { type SubtitleTrack, withSubtitles } from './master';
 import { audioUri, type AudioRendition, withAudio } from './audio';
+import { cmafAudioRendition } from '../media/cmaf';
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 
@@ -27,10 +28,17 @@ export async function subtitleTracks(db: Db, videoId: string): Promise<SubtitleT
 
 /** A video's ready audio renditions (SPEC §19), in the order the pipeline published them. */
 export async function audioRenditions(db: Db, videoId: string): Promise<AudioRendition[]> {
-  const rows: Array<{ rendition: string; language: string; name: string; is_default: boolean; channels: number }> = await db('audio_tracks')
+  const rows: Array<{ rendition: string; language: string; name: string; is_default: boolean; channels: number; cmaf: boolean }> = await db('audio_tracks')
     .where({ video_id: videoId, status: 'ready' })
     .orderBy(['ordinal', 'rendition']);
-  return rows.map((a) => ({ language: a.language, name: a.name, isDefault: a.is_default, channels: a.channels, uri: audioUri(a.rendition) }));
+  return rows.map((a) => ({
+    language: a.language,
+    name: a.name,
+    isDefault: a.is_default,
+    channels: a.channels,
+    uri: audioUri(a.rendition),
+    ...(a.cmaf ? { cmafUri: audioUri(cmafAudioRendition(a.rendition)) } : {}),
+  }));
 }
 
 /**

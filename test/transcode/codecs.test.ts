@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -38,10 +39,29 @@ describe('codecs: HEVC and AV1 CMAF renditions, DASH (real ffmpeg + Temporal + C
     assert.match(manifest, /codecs="hvc1\.1\.6\.L\d+\.B0"/);
 
     const master = await (await fetch(v.hls_url)).text();
-    // Their sound is the AUDIO group (SPEC §19), so AAC is named beside the video codec.
-    assert.match(master, /CODECS="hvc1\.1\.6\.L\d+\.B0,mp4a\.40\.2"[^\n]*AUDIO="aud"[^\n]*\n180p-hevc\/index\.m3u8/);
-    assert.match(master, /CODECS="av01\.0\.\d\dM\.08,mp4a\.40\.2"[^\n]*AUDIO="aud"[^\n]*\n180p-av1\/index\.m3u8/);
-    assert.match(master, /CODECS="avc1\.[0-9a-f]{6},mp4a\.40\.2"[^\n]*\n180p\/index\.m3u8/, 'H.264 always stays');
+    // Their sound is the CMAF audio group (issue 28: the AAC packaged once as fMP4), so AAC is
+    // named beside the video codec; the H.264 (TS) variants keep the TS AUDIO group (SPEC §19).
+    assert.match(master, /#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud-cmaf",[^\n]*DEFAULT=YES[^\n]*URI="audio\/a0-cmaf\/index\.m3u8"/);
+    assert.match(master, /#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",[^\n]*URI="audio\/a0\/index\.m3u8"/);
+    assert.match(master, /CODECS="hvc1\.1\.6\.L\d+\.B0,mp4a\.40\.2"[^\n]*AUDIO="aud-cmaf"[^\n]*\n180p-hevc\/index\.m3u8/);
+    assert.match(master, /CODECS="av01\.0\.\d\dM\.08,mp4a\.40\.2"[^\n]*AUDIO="aud-cmaf"[^\n]*\n180p-av1\/index\.m3u8/);
+    assert.match(master, /CODECS="avc1\.[0-9a-f]{6},mp4a\.40\.2"[^\n]*AUDIO="aud"[^\n]*\n180p\/index\.m3u8/, 'H.264 always stays, with TS audio');
+    // The DASH manifest has the same CMAF audio as an audio AdaptationSet.
+    assert.match(manifest, /<AdaptationSet [^>]*contentType="audio" mimeType="audio\/mp4"[^>]*>[\s\S]*?codecs="mp4a\.40\.2"[\s\S]*?initialization="audio\/a0-cmaf\/init\.mp4"/);
+    // The CMAF audio is AAC in fMP4 (init + first segment probe as one file), as long as the video.
+    const audioPlaylist = await (await fetch(new URL('audio/a0-cmaf/index.m3u8', v.dash_url))).text();
+    assert.match(audioPlaylist, /#EXT-X-MAP:URI="init\.mp4"/);
+    const audioInit = await fetch(new URL('audio/a0-cmaf/init.mp4', v.dash_url));
+    assert.equal(audioInit.status, 200);
+    const audioSeg = await fetch(new URL('audio/a0-cmaf/seg_00000.m4s', v.dash_url));
+    assert.equal(audioSeg.status, 200);
+    const audioFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cmaf-audio-')), 'first.mp4');
+    fs.writeFileSync(audioFile, Buffer.concat([Buffer.from(await audioInit.arrayBuffer()), Buffer.from(await audioSeg.arrayBuffer())]));
+    const probedAudio = await ffprobeJson(audioFile);
+    assert.equal(probedAudio.format.format_name, 'mov,mp4,m4a,3gp,3g2,mj2');
+    assert.deepEqual(probedAudio.streams.map((x) => [x.codec_type, x.codec_name]), [['audio', 'aac']]);
+    const fullAudio = await ffprobeJson(await s.storage.mediaSource(`videos/${s.ws.id}/${v.uuid}/hls/audio/a0-cmaf/index.m3u8`));
+    assert.ok(Math.abs(Number(fullAudio.format.duration) - 4) < 0.2, `audio duration ${fullAudio.format.duration}`);
 
     // The HEVC rendition is HEVC in hvc1 sample entries (what Safari and MSE require), full length.
     const hevc = await ffprobeJson(await s.storage.mediaSource(`videos/${s.ws.id}/${v.uuid}/hls/180p-hevc/index.m3u8`));
@@ -82,12 +102,23 @@ describe('codecs: HEVC and AV1 CMAF renditions, DASH (real ffmpeg + Temporal + C
         const t0 = Date.now();
         while (video.currentTime < 1 && Date.now() - t0 < 30_000) await new Promise((r) => setTimeout(r, 100));
         const active = player.getVariantTracks().find((t: { active: boolean }) => t.active);
-        return { time: video.currentTime, width: video.videoWidth, codec: active?.videoCodec ?? null, error: video.error?.message ?? null };
+        const buffered = player.getBufferedInfo();
+        return {
+          time: video.currentTime,
+          width: video.videoWidth,
+          codec: active?.videoCodec ?? null,
+          audioCodec: active?.audioCodec ?? null,
+          audioBuffered: buffered.audio.reduce((n: number, r: { start: number; end: number }) => n + (r.end - r.start), 0),
+          error: video.error?.message ?? null,
+        };
       }, v.dash_url);
       assert.equal(result.error, null);
       assert.ok(result.time >= 1, `played to ${result.time} s`);
       assert.equal(result.width, 320);
       assert.match(String(result.codec), /^av01/);
+      // Its variant has sound: the CMAF AAC audio, buffered as it plays.
+      assert.equal(result.audioCodec, 'mp4a.40.2');
+      assert.ok(result.audioBuffered >= 1, `audio buffered ${result.audioBuffered} s`);
     } finally {
       await browser.close();
       site.close();

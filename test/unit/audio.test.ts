@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { audioOnlyMaster, audioRenditionArgs, alignedTrackArgs, loudnormFilter, parseLoudness, planAudioTracks, streamLanguage } from '../../lib/media/audio';
+import { cmafAudioArgs } from '../../lib/media/cmaf';
+import { dashManifest } from '../../lib/media/dash';
 import { withAudio } from '../../lib/outputs/audio';
 import { hasSafeInputs, safeInputArgs } from '../../lib/media/input';
 
@@ -55,6 +57,36 @@ describe('audio (pure): track plans, arguments, loudness, the AUDIO group', () =
     assert.match(once, /CODECS="avc1.64000d,mp4a.40.2",AUDIO="aud"\n240p\/index.m3u8/);
     assert.equal(withAudio(once, []), MASTER);
     assert.equal(withAudio(MASTER, []), MASTER, 'a muxed-layout master is left alone');
+  });
+
+  it('CMAF variants take the CMAF audio group once tracks have a CMAF copy; TS variants keep the TS group', () => {
+    const master = `${MASTER}\n#EXT-X-STREAM-INF:BANDWIDTH=300000,AVERAGE-BANDWIDTH=250000,RESOLUTION=426x240,CODECS="av01.0.04M.08"\n240p-av1/index.m3u8`;
+    const ts = [{ language: 'en', name: 'English', isDefault: true, channels: 2, uri: 'audio/a0/index.m3u8' }];
+    assert.match(withAudio(master, ts), /CODECS="av01.0.04M.08,mp4a.40.2",AUDIO="aud"\n240p-av1/, 'no CMAF copy yet: the TS group, as before');
+    const tracks = [
+      { ...ts[0], isDefault: false, cmafUri: 'audio/a0-cmaf/index.m3u8' },
+      { language: 'fr', name: 'Français', isDefault: true, channels: 2, uri: 'audio/x-fr/index.m3u8' },
+    ];
+    const once = withAudio(master, tracks);
+    assert.equal(withAudio(once, tracks), once);
+    assert.match(once, /#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud-cmaf",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,CHANNELS="2",URI="audio\/a0-cmaf\/index.m3u8"/, 'the CMAF group keeps a default');
+    assert.equal(once.match(/GROUP-ID="aud-cmaf"/g)?.length, 1, 'only tracks with a CMAF copy');
+    assert.match(once, /CODECS="avc1.64000d,mp4a.40.2",AUDIO="aud"\n240p\/index.m3u8/);
+    assert.match(once, /CODECS="av01.0.04M.08,mp4a.40.2",AUDIO="aud-cmaf"\n240p-av1\/index.m3u8/);
+    assert.equal(withAudio(once, []), master);
+  });
+
+  it('packages an AAC rendition as CMAF by stream copy, and the DASH manifest lists it as an audio set', () => {
+    const args = cmafAudioArgs({ input: '/w/audio.ts', inputArgs: safeInputArgs({ format: 'mpegts' }), outputDir: '/o/a0-cmaf', segmentSeconds: 6 });
+    assert.ok(hasSafeInputs(args));
+    assert.deepEqual(args.slice(args.indexOf('-map'), args.indexOf('-f', args.indexOf('-map'))), ['-map', '0:a:0', '-vn', '-sn', '-dn', '-c:a', 'copy', '-bsf:a', 'aac_adtstoasc']);
+    assert.ok(args.includes('fmp4') && args.at(-1) === '/o/a0-cmaf/index.m3u8');
+    const video = { id: '240p-av1', codecs: 'av01.0.04M.08', bandwidth: 300000, width: 426, height: 240, segments: [6, 2] };
+    const mpd = dashManifest(8, [video], [{ id: 'audio/a0-cmaf', language: 'en', channels: 2, isDefault: true, bandwidth: 140000.5, segments: [6, 2] }]);
+    assert.match(mpd, /<AdaptationSet id="1" contentType="audio" mimeType="audio\/mp4" lang="en" [^>]*>\n\s*<Role [^>]*value="main"\/>\n\s*<Representation id="audio_a0-cmaf" codecs="mp4a.40.2" bandwidth="140001"[^>]*>\n\s*<AudioChannelConfiguration [^>]*value="2"\/>\n\s*<SegmentTemplate timescale="1000" initialization="audio\/a0-cmaf\/init.mp4" media="audio\/a0-cmaf\/seg_\$Number%05d\$.m4s"/);
+    assert.doesNotMatch(dashManifest(8, [video]), /contentType="audio"/, 'a silent video: no audio set');
+    assert.doesNotMatch(dashManifest(8, [video], [{ id: 'audio/a0-cmaf', language: 'und', channels: 2, isDefault: true, bandwidth: 1, segments: [8] }]), /lang=/);
+    assert.throws(() => dashManifest(8, [video], [{ id: 'audio/a"0', language: 'en', channels: 2, isDefault: true, bandwidth: 1, segments: [8] }]), RangeError);
   });
 
   it('an audio-only master lists its AAC rungs, lowest first', () => {
