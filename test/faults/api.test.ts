@@ -30,6 +30,9 @@ describe('faults: API SIGKILL between an upload and its completion', function ()
     clip = await makeClip({ width: 320, height: 180, seconds: 2 });
   });
 
+  // Its APIs and workers would otherwise poll until the whole suite ends.
+  after(() => s?.close());
+
   const restartApi = async () => {
     await s.apis[0].kill('SIGKILL');
     await s.startApi(s.apis[0].port);

@@ -16,5 +16,6 @@ describe('faults: load through 2 APIs and 2 workers', function () {
     const dup = await duplicateEvents(s);
     assert.equal(dup, 0);
     report('load: 12 concurrent uploads, 2 APIs + 2 workers', { inFlight: 12, lost: 0, duplicateEvents: dup, fiveXX: r.fiveXX, note: `batch ${r.seconds.toFixed(1)} s, ${r.unavailable} 503s retried` });
+    await s.close();
   });
 });

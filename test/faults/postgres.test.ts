@@ -16,6 +16,9 @@ describe('faults: Postgres restart', function () {
     s = await startFaultStack({ postgresAdminUrl: pg.url });
   });
 
+  // Its APIs and workers would otherwise poll until the whole suite ends.
+  after(() => s?.close());
+
   it('a private cluster stopped mid-flight and started again: 503 + Retry-After meanwhile, no 500, every video reaches ready', async () => {
     const clip = await makeClip({ width: 320, height: 180, seconds: 24 });
     const ids = await Promise.all([0, 1, 2].map(() => upload(s, clip)));

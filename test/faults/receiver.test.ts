@@ -47,6 +47,7 @@ describe('faults: webhook receiver down, then up', function () {
     } finally {
       await steady.close();
       await flaky.close();
+      await s.close();
     }
   });
 });

@@ -16,6 +16,9 @@ describe('faults: storage outage', function () {
     s = await startFaultStack({ s3 });
   });
 
+  // Its APIs and workers would otherwise poll until the whole suite ends.
+  after(() => s?.close());
+
   it('the S3 server stopped mid-encode and started again on the same port and dir: /readyz says so, activities retry and finish', async () => {
     const clip = await makeClip({ width: 320, height: 180, seconds: 24 });
     const ids = await Promise.all([0, 1, 2].map(() => upload(s, clip)));

@@ -20,6 +20,9 @@ describe('faults: Temporal server restart', function () {
     s = await startFaultStack({ temporalAddress: temporal.address });
   });
 
+  // Its APIs and workers would otherwise poll until the whole suite ends.
+  after(() => s?.close());
+
   it('SIGKILL of the dev server mid-encode, restart on the same SQLite file: reads keep answering from Postgres, uploads are still accepted, completes get 503 + Retry-After, every video reaches ready', async () => {
     const clip = await makeClip({ width: 320, height: 180, seconds: 24 });
     const ids = await Promise.all([0, 1, 2].map(() => upload(s, clip)));

@@ -25,6 +25,7 @@ describe('faults: worker SIGKILL', function () {
   });
   after(async () => {
     await rx?.close();
+    await s?.close();
   });
 
   const paused = (point: 'probe' | 'segment') =>
