@@ -196,6 +196,8 @@ describe('Viewer analytics: beacons and reads (SPEC §18)', function () {
       }
     } finally {
       await handle.delete();
+      // Leave the shared database as if the rollup had never run (the next file reads raw events).
+      await s.db('analytics_rollup_state').delete();
     }
   });
 

@@ -106,6 +106,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // test/outputs/renders-burst.test.ts).
     RENDER_BUDGET_PER_ADDRESS_PER_MINUTE: '100000',
     RENDER_BUDGET_PER_VIDEO_PER_MINUTE: '100000',
+    // And beacons per client address: every stack shares one test database, so every stack's
+    // beacons from 127.0.0.1 share one counter (tested on purpose in test/analytics/live.test.ts).
+    ANALYTICS_BEACONS_PER_MINUTE: '100000',
   };
   if (opts.storage === 's3') {
     const s3 = await s3Server();
