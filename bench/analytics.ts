@@ -14,7 +14,7 @@
 import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { rollupWindow } from '../lib/analytics/rollup';
+import { rollupWindow, writeRollupState } from '../lib/analytics/rollup';
 import { parseVideoId } from '../lib/ids';
 import { spawnApi } from '../test/support/child';
 import { freePort } from '../test/support/services';
@@ -134,12 +134,15 @@ async function main(): Promise<void> {
   console.log(`${(rollupMs / 1000).toFixed(1)} s (${r1.rows} hourly rows)`);
   // 3b. A steady-state run: the last lookback + 1 hours.
   t = performance.now();
-  await rollupWindow(stack.db, new Date(to.getTime() - 4 * hour), to, { rawDays: 30, lookbackHours: 3 });
+  // Its cut is where a read's raw part starts; the worst case a read meets is just before the
+  // next run ends: one schedule interval (60 s), the run's own length and the settle margin ago.
+  const runAt = Date.now();
+  const cut = new Date(runAt - 60_000 - 7_000);
+  await rollupWindow(stack.db, new Date(to.getTime() - 4 * hour), cut, { rawDays: 30, lookbackHours: 3 });
   const steadyMs = performance.now() - t;
-  await stack.db.raw(
-    `insert into analytics_rollup_state (id, final_before, last_run_at) values (true, ?, now()) on conflict (id) do update set final_before = excluded.final_before, last_run_at = excluded.last_run_at`,
-    [new Date(to.getTime() - 4 * hour).toISOString()],
-  );
+  // The 25-hour run above filled the current hour whole; a cut in the previous hour leaves it behind.
+  for (const table of ['analytics_hourly', 'analytics_hourly_breakdowns']) await stack.db.raw(`delete from ?? where hour >= ?`, [table, cut.toISOString()]);
+  await writeRollupState(stack.db, new Date(to.getTime() - 4 * hour), new Date(runAt), cut);
 
   if (process.argv.includes('--explain')) {
     const { hourlySql } = await import('../lib/analytics/aggregate');

@@ -8,7 +8,7 @@ export function analyticsActivities({ db, config, log }: ActivityDeps) {
     async rollupAnalytics() {
       const ctx = Context.current();
       const started = Date.now();
-      const result = await runRollup(db, { rawDays: config.analytics.rawDays, lookbackHours: config.analytics.lookbackHours }, Date.now(), (p) => ctx.heartbeat(p));
+      const result = await runRollup(db, { rawDays: config.analytics.rawDays, lookbackHours: config.analytics.lookbackHours, settleMs: 2 * config.analytics.flushMs + 5000 }, Date.now(), (p) => ctx.heartbeat(p));
       log.info({ ...result, ms: Date.now() - started }, 'analytics rollup');
       return result;
     },

@@ -58,6 +58,7 @@ function perView(scope: Scope, from: Date, to: Date, lateHours: number): Fragmen
   const dayStart = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate()));
   const lateTo = new Date(to.getTime() + lateHours * 3600_000);
   const d = (t: Date) => t.toISOString().slice(0, 10);
+  const fromHour = new Date(Math.floor(from.getTime() / 3600_000) * 3600_000);
   const copies = scope.kind === 'subject' ? raw('') : raw(`union all select view_id, workspace_id, true, workspace_id, hour, day, viewer_hash, browser, os, device from v`);
   return sql`
     s0 as (
@@ -71,14 +72,15 @@ function perView(scope: Scope, from: Date, to: Date, lateHours: number): Fragmen
     ),
     ev as (
       -- Per view through the (view_id, seq, day) index: a video's recent views cost their own
-      -- events, never a scan of everyone's events in the window.
+      -- events, never a scan of everyone's events in the window. Events count from the start
+      -- hour's beginning even when \`from\` is mid-hour (a read's raw part), as in the rollup.
       select e.view_id, e.event, e.position, e.elapsed_ms, e.watch_ms, e.bitrate, e.rendition,
              lead(e.elapsed_ms) over (partition by e.view_id order by e.seq) as next_elapsed
         from v cross join lateral (
           select * from analytics_events e
            where e.view_id = v.view_id and e.subject_id = v.subject_id
-             and e.day >= ${d(from)}::date and e.day <= ${d(lateTo)}::date
-             and e.received_at >= ${from.toISOString()}::timestamptz and e.received_at < v.hour + ${lateHours} * interval '1 hour'
+             and e.day >= ${d(fromHour)}::date and e.day <= ${d(lateTo)}::date
+             and e.received_at >= ${fromHour.toISOString()}::timestamptz and e.received_at < v.hour + ${lateHours} * interval '1 hour'
         ) e
     ),
     m as (
@@ -108,17 +110,24 @@ function perView(scope: Scope, from: Date, to: Date, lateHours: number): Fragmen
     )`;
 }
 
-/** Hourly buckets (HourRow) for views that started in [from, to). */
+/**
+ * Hourly buckets (HourRow) for views that started in [from, to). `from`/`to` may fall inside an
+ * hour: the rollup's current, partial hour ends at its cut and a read's raw part starts there; the
+ * two rows of that hour add up to the whole hour's (counts, sums and histograms add; new viewers
+ * are counted by their first start's time against the whole day's starts).
+ */
 export function hourlySql(scope: Scope, from: Date, to: Date, lateHours: number): Fragment {
   const wsFirst =
-    scope.kind === 'subject' ? raw('') : raw(`union all select workspace_id, viewer_hash, min(hour) from s0 where viewer_hash is not null group by day, workspace_id, viewer_hash`);
+    scope.kind === 'subject' ? raw('') : raw(`union all select workspace_id, viewer_hash, min(received_at) from s0 where viewer_hash is not null group by day, workspace_id, viewer_hash`);
   return sql`
     with ${perView(scope, from, to, lateHours)},
     nv as (
-      select first_hour as hour, subject_id, count(*)::int as n from (
-        select subject_id, viewer_hash, min(hour) as first_hour from s0 where viewer_hash is not null group by day, subject_id, viewer_hash
+      -- A viewer is new in the hour of their first start of the day; by the first start's time
+      -- (not its hour), so a mid-hour \`from\` counts only viewers first seen since it.
+      select date_trunc('hour', first_at) as hour, subject_id, count(*)::int as n from (
+        select subject_id, viewer_hash, min(received_at) as first_at from s0 where viewer_hash is not null group by day, subject_id, viewer_hash
         ${wsFirst}
-      ) f(subject_id, viewer_hash, first_hour) where first_hour >= ${from.toISOString()}::timestamptz group by 1, 2
+      ) f(subject_id, viewer_hash, first_at) where first_at >= ${from.toISOString()}::timestamptz group by 1, 2
     ),
     sh as (
       select hour, subject_id, jsonb_object_agg(b, n) as h from (

@@ -17,10 +17,11 @@ export function hourAligned(w: Window): Window {
 
 /**
  * Hourly buckets and breakdowns of a scope over [from, to). `'raw'` (a video, a live stream):
- * the hours before the one the rollup last ran in come from the rollup tables (as of that run),
- * the rest — normally the current hour alone — are computed from raw events now, so a view that
- * starts now shows as soon as its batch is flushed (≈1 s) and a read costs one hour of one
- * subject's raw events, however many there are in all. `'rollup'` (the workspace): every hour
+ * the views that started before the rollup's last cut come from the rollup tables (as of that
+ * run; the current hour's row is partial), the views started since — about one schedule
+ * interval's worth — are computed from raw events now and added as a second row of that hour, so
+ * a view that starts now shows as soon as its batch is flushed (≈1 s) and a read costs about a
+ * minute of one subject's raw events, however many there are in all. `'rollup'` (the workspace): every hour
  * the rollup has. Before the rollup's first run, everything comes from raw events.
  */
 export interface Buckets {
@@ -39,9 +40,15 @@ export async function readBuckets(
   fresh: 'raw' | 'rollup' = 'raw',
 ): Promise<Buckets> {
   const state = await readRollupState(db);
-  // Events of a view that started in an earlier hour, arriving after the last run, show at the
-  // next run (every ANALYTICS_ROLLUP_EVERY_SECONDS).
-  const cut = !state ? -Infinity : fresh === 'rollup' ? Infinity : floorHour(state.lastRunAt.getTime());
+  // The buckets hold every view that started before the last run's cut (the current hour's
+  // partially); views started since are computed from raw events. A later event of a view
+  // started before the cut shows at the next run (every ANALYTICS_ROLLUP_EVERY_SECONDS). A state
+  // from before partial hours: every hour from the one the last run was in is raw.
+  const cut = !state
+    ? -Infinity
+    : fresh === 'rollup'
+      ? Infinity
+      : (state.partialBefore?.getTime() ?? floorHour(state.lastRunAt.getTime()));
   const split = new Date(Math.min(w.to.getTime(), Math.max(w.from.getTime(), cut)));
   const own = scope.kind === 'subject' ? scope.subjectId : scope.workspaceId;
   const out: Buckets = { hours: [], breakdowns: [], perSubject: new Map() };

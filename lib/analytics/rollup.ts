@@ -7,6 +7,12 @@ export const floorHour = (t: number): number => Math.floor(t / HOUR) * HOUR;
 export interface RollupOptions {
   rawDays: number;
   lookbackHours: number;
+  /**
+   * How far behind its start a run cuts the current hour (default 0): beacons wait in an API
+   * process's buffer before they are written, so starts received just before the run may not be
+   * in the table yet. The activity uses twice the flush interval plus 5 s.
+   */
+  settleMs?: number;
 }
 
 /** Events of a view count if they arrive before its start hour + this (see aggregate.ts). */
@@ -52,10 +58,27 @@ export async function maintainStorage(db: Db, rawDays: number): Promise<{ droppe
   return { dropped };
 }
 
-/** Up to which hour the rollup is final, and when its last run ended (null before the first run). */
-export async function readRollupState(db: Db): Promise<{ finalBefore: Date; lastRunAt: Date } | null> {
-  const { rows } = await db.raw(`select final_before, last_run_at from analytics_rollup_state`);
-  return rows[0] ? { finalBefore: new Date(rows[0].final_before), lastRunAt: new Date(rows[0].last_run_at) } : null;
+export interface RollupState {
+  finalBefore: Date;
+  lastRunAt: Date;
+  /** The buckets hold every view that started before this (null: a run from before partial hours). */
+  partialBefore: Date | null;
+}
+
+/** Up to which hour the rollup is final, when its last run was, and its cut (null before the first run). */
+export async function readRollupState(db: Db): Promise<RollupState | null> {
+  const { rows } = await db.raw(`select final_before, last_run_at, partial_before from analytics_rollup_state`);
+  const r = rows[0];
+  return r ? { finalBefore: new Date(r.final_before), lastRunAt: new Date(r.last_run_at), partialBefore: r.partial_before ? new Date(r.partial_before) : null } : null;
+}
+
+/** Records a run: hours before `finalBefore` are final, views started before `partialBefore` are in the buckets. */
+export async function writeRollupState(db: Db, finalBefore: Date, lastRunAt: Date, partialBefore: Date): Promise<void> {
+  await db.raw(
+    `insert into analytics_rollup_state (id, final_before, last_run_at, partial_before) values (true, ?, ?, ?)
+     on conflict (id) do update set final_before = excluded.final_before, last_run_at = excluded.last_run_at, partial_before = excluded.partial_before`,
+    [finalBefore.toISOString(), lastRunAt.toISOString(), partialBefore.toISOString()],
+  );
 }
 
 export async function readFinalBefore(db: Db): Promise<Date | null> {
@@ -64,9 +87,10 @@ export async function readFinalBefore(db: Db): Promise<Date | null> {
 
 /**
  * One rollup run at `now`: recomputes every hour from where the last run left its buckets
- * non-final (or `rawDays` back on the first run, or after a long outage) up to the current hour,
- * a few hours at a time (`progress` is called between chunks: the activity's heartbeat), then
- * records that hours before `floor(now) − lookback` are final.
+ * non-final (or `rawDays` back on the first run, or after a long outage) up to the cut
+ * `now − settleMs` — the current hour too, partially: its buckets hold the views that started
+ * before the cut — a few hours at a time (`progress` is called between chunks: the activity's
+ * heartbeat), then records that hours before `floor(now) − lookback` are final and the cut.
  */
 export async function runRollup(db: Db, o: RollupOptions, now = Date.now(), progress: (info: unknown) => void = () => undefined) {
   const maintenance = await maintainStorage(db, o.rawDays);
@@ -74,7 +98,7 @@ export async function runRollup(db: Db, o: RollupOptions, now = Date.now(), prog
   const oldest = floorHour(now - (o.rawDays - 1) * 24 * HOUR);
   const previous = await readFinalBefore(db);
   const start = Math.max(oldest, Math.min(previous ? previous.getTime() : oldest, nowHour - o.lookbackHours * HOUR));
-  const end = nowHour + HOUR;
+  const end = now - (o.settleMs ?? 0);
   const CHUNK = 6 * HOUR;
   let rows = 0;
   for (let t = start; t < end; t += CHUNK) {
@@ -83,10 +107,6 @@ export async function runRollup(db: Db, o: RollupOptions, now = Date.now(), prog
     progress({ hour: new Date(t).toISOString(), rows });
   }
   const finalBefore = new Date(nowHour - o.lookbackHours * HOUR);
-  await db.raw(
-    `insert into analytics_rollup_state (id, final_before, last_run_at) values (true, ?, ?)
-     on conflict (id) do update set final_before = excluded.final_before, last_run_at = excluded.last_run_at`,
-    [finalBefore.toISOString(), new Date(now).toISOString()],
-  );
+  await writeRollupState(db, finalBefore, new Date(now), new Date(end));
   return { from: new Date(start).toISOString(), to: new Date(end).toISOString(), rows, finalBefore: finalBefore.toISOString(), dropped: maintenance.dropped };
 }
