@@ -3,7 +3,6 @@
 // sources take workflows/video/pipeline/audio-only.ts: encodeAudioLadder, makeAudioPoster,
 // publishAudioOnlyMaster. Every write is by key (rows upserted, files overwritten): idempotent.
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import {
@@ -22,6 +21,7 @@ import {
 } from '../../lib/media';
 import { withMasterLock, writeMaster } from '../../lib/outputs/publish';
 import { keys } from '../../lib/storage';
+import { withTempDir } from '../outputs/common';
 import type { ActivityDeps } from '../deps';
 import { toFailure } from '../transcode/media';
 import { addedTrackActivities, audioKey } from './tracks';
@@ -29,16 +29,6 @@ import { addedTrackActivities, audioKey } from './tracks';
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
 export const nameOfLanguage = (l: string): string => languageNames.of(l) ?? l;
-
-
-async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'vidhost-audio-'));
-  try {
-    return await fn(dir);
-  } finally {
-    await fs.rm(dir, { recursive: true, force: true });
-  }
-}
 
 /** Heartbeats every second, so a cancellation reaches ffmpeg while it runs. */
 async function heartbeating<T>(fn: () => Promise<T>): Promise<T> {
@@ -123,7 +113,7 @@ export function audioActivities(deps: ActivityDeps) {
             await tx('videos').where({ id: p.videoId }).update({ loudness_lufs: loudness, audio_layout: 'group', updated_at: tx.fn.now() });
           });
           return { tracks: rows.length, loudnessLufs: loudness };
-        }),
+        }, 'vidhost-audio-'),
       );
     },
 
@@ -147,7 +137,7 @@ export function audioActivities(deps: ActivityDeps) {
           for (const r of AUDIO_ONLY_LADDER) await uploadDir(path.join(dir, r.name), keys.rendition(p.workspaceId, p.videoId, r.name));
           await db('videos').where({ id: p.videoId }).update({ loudness_lufs: loudness, audio_layout: 'audio_only', width: null, height: null, updated_at: db.fn.now() });
           return { loudnessLufs: loudness };
-        }),
+        }, 'vidhost-audio-'),
       );
     },
 
@@ -165,7 +155,7 @@ export function audioActivities(deps: ActivityDeps) {
           throw toFailure(err);
         }
         await storage.putFile(keys.thumbnail(p.workspaceId, p.videoId), output, { contentType: 'image/jpeg' });
-      });
+      }, 'vidhost-audio-');
     },
 
     /** The audio-only master: one variant per ready rung (with the captions, under the master lock). */

@@ -42,8 +42,9 @@ export async function removeIfDeleted(db: Db, storage: Storage, workspaceId: str
   return true;
 }
 
-export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'vidhost-out-'));
+/** A scratch directory for `fn`, removed afterwards whatever happens; `prefix` names its owner in /tmp. */
+export async function withTempDir<T>(fn: (dir: string) => Promise<T>, prefix = 'vidhost-out-'): Promise<T> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
   try {
     return await fn(dir);
   } finally {

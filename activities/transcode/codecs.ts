@@ -10,6 +10,7 @@ import { parseMediaPlaylist } from '../../lib/media/chunks';
 import { cmafAudioArgs, cmafAudioRendition, cmafCodecString, cmafRungArgs, codecRenditionName, type VideoCodec } from '../../lib/media/cmaf';
 import { dashManifest, type DashAudioRepresentation } from '../../lib/media/dash';
 import { republishMaster } from '../../lib/outputs/publish';
+import { readText as readStoredText } from '../../lib/outputs/segments';
 import { keys } from '../../lib/storage';
 import { audioKey } from '../audio/tracks';
 import type { ActivityDeps } from '../deps';
@@ -25,11 +26,9 @@ export function codecActivities({ config, db, storage }: ActivityDeps) {
   const segmentSeconds = config.media.segmentSeconds;
 
   async function readText(key: string): Promise<string> {
-    const obj = await storage.get(key);
-    if (!obj) throw new Error(`missing ${key}`);
-    const parts: Buffer[] = [];
-    for await (const c of obj.body) parts.push(Buffer.from(c as Buffer));
-    return Buffer.concat(parts).toString('utf8');
+    const text = await readStoredText(storage, key);
+    if (text === null) throw new Error(`missing ${key}`);
+    return text;
   }
 
   /** Uploads a rendition's files, init and segments first, the playlist last: it never names a file that is not there. */

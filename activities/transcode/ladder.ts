@@ -1,6 +1,5 @@
 // The transcode room's activities (issue 11): plan, passthrough remux, chunk encodes, stitching.
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import {
@@ -21,7 +20,9 @@ import {
   type Rung,
 } from '../../lib/media';
 import { PASSTHROUGH_RENDITION } from '../../lib/outputs/passthrough';
+import { readText as readStoredText } from '../../lib/outputs/segments';
 import { keys } from '../../lib/storage';
+import { withTempDir } from '../outputs/common';
 import { renditionProgressSignal } from '../../workflows/video/defs';
 import type { ActivityDeps } from '../deps';
 import { toFailure } from './media';
@@ -29,15 +30,6 @@ import { toFailure } from './media';
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 /** The passthrough rendition's folder next to the rungs' (`hls/source/`). */
 export const PASSTHROUGH_NAME = PASSTHROUGH_RENDITION;
-
-async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'vidhost-'));
-  try {
-    return await fn(dir);
-  } finally {
-    await fs.rm(dir, { recursive: true, force: true });
-  }
-}
 
 /** Heartbeats every second (so cancellation reaches ffmpeg) with the latest progress. */
 function heartbeating<T>(fn: (progress: (pct: number) => void) => Promise<T>): Promise<T> {
@@ -83,11 +75,9 @@ export function ladderActivities({ config, db, storage, temporal, log }: Activit
   }
 
   async function readText(key: string): Promise<string> {
-    const obj = await storage.get(key);
-    if (!obj) throw new Error(`missing ${key}`);
-    const parts: Buffer[] = [];
-    for await (const c of obj.body) parts.push(Buffer.from(c as Buffer));
-    return Buffer.concat(parts).toString('utf8');
+    const text = await readStoredText(storage, key);
+    if (text === null) throw new Error(`missing ${key}`);
+    return text;
   }
 
   return {
@@ -149,7 +139,7 @@ export function ladderActivities({ config, db, storage, temporal, log }: Activit
           if (name !== PASSTHROUGH_NAME) await db('renditions').where({ video_id: p.videoId, name }).update({ bitrate: bw.average, peak_bitrate: bw.peak });
           // Measured, so BANDWIDTH is the true peak including audio (audioBitrate 0 adds nothing).
           return { name, width: p.width, height: p.height, videoBitrate: bw.average, maxrate: bw.peak, bufsize: 0, audioBitrate: 0, codecs: p.codecs };
-        }),
+        }, 'vidhost-'),
       );
     },
 
@@ -206,7 +196,7 @@ export function ladderActivities({ config, db, storage, temporal, log }: Activit
             segments += files.filter((f) => f.endsWith('.ts')).length;
           }
           return { segments };
-        }),
+        }, 'vidhost-'),
       );
     },
 

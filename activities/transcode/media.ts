@@ -1,5 +1,4 @@
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { classifyFfmpegError, codecsFor, createMediaTools, FfmpegError, honestRung, isRefusedInput, masterPlaylist, MediaError, type PlaylistRung, REFUSED_INPUT_MESSAGE, thumbnailArgs, thumbnailTime, transcodeArgs } from '../../lib/media';
@@ -7,6 +6,7 @@ import type { Rung } from '../../lib/media/ladder';
 import { withMasterLock, writeMaster } from '../../lib/outputs/publish';
 import { PASSTHROUGH_RENDITION } from '../../lib/outputs/passthrough';
 import { keys } from '../../lib/storage';
+import { withTempDir } from '../outputs/common';
 import { renditionProgressSignal } from '../../workflows/video/defs';
 import type { ActivityDeps } from '../deps';
 
@@ -24,15 +24,6 @@ export function toFailure(err: unknown): unknown {
     return ApplicationFailure.nonRetryable(`The file could not be decoded as video (ffmpeg: ${last.slice(0, 200)})`, 'invalid_media');
   }
   return err;
-}
-
-async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'vidhost-'));
-  try {
-    return await fn(dir);
-  } finally {
-    await fs.rm(dir, { recursive: true, force: true });
-  }
 }
 
 export function mediaActivities({ config, db, storage, temporal, log }: ActivityDeps) {
@@ -66,7 +57,7 @@ export function mediaActivities({ config, db, storage, temporal, log }: Activity
           throw toFailure(err);
         }
         await storage.putFile(keys.thumbnail(p.workspaceId, p.videoId), output, { contentType: 'image/jpeg' });
-      });
+      }, 'vidhost-');
     },
 
     /** One rung: encode to a temp dir, heartbeating progress, then upload segments and (last) the playlist. */
@@ -131,7 +122,7 @@ export function mediaActivities({ config, db, storage, temporal, log }: Activity
           }
           await storage.putFile(prefix + 'index.m3u8', path.join(dir, 'index.m3u8'), { contentType: PLAYLIST_TYPE });
           return { segments: segments.length };
-        });
+        }, 'vidhost-');
       } finally {
         clearInterval(beat);
       }

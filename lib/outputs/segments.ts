@@ -33,7 +33,8 @@ export function segmentsFor(segments: readonly Segment[], from: number, to: numb
   return hit.length > 0 ? hit : segments.slice(-1);
 }
 
-async function readText(storage: Storage, key: string): Promise<string | null> {
+/** A stored text file (a playlist), or null when it is not there. */
+export async function readText(storage: Storage, key: string): Promise<string | null> {
   const object = await storage.get(key);
   if (!object) return null;
   const chunks: Buffer[] = [];
