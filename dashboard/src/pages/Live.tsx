@@ -35,7 +35,7 @@ export function LivePage() {
   return (
     <>
       <h1>Live</h1>
-      <p>Each live stream is an ingest point for OBS or any RTMP encoder. Every broadcast is played live and recorded as a video.</p>
+      <p>Each live stream is an ingest point for OBS or any RTMP or SRT encoder. Every broadcast is played live and recorded as a video.</p>
       <form class="row" onSubmit={create} aria-label="Create a live stream">
         <label>
           Title
