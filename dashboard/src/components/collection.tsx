@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import { type ComponentChildren, Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { ErrorNote, TableHead } from './ui';
 
@@ -32,7 +32,8 @@ export interface CreateSpec {
   submit: string;
   /** `row` (fields side by side) or `stack` (one per line). */
   layout?: 'row' | 'stack';
-  fields: ComponentChildren;
+  /** `[label, control]`: the control inside its `<label>`; an empty label: the control as it is (a checkbox's own label, a fieldset). */
+  fields: Array<[string, ComponentChildren]>;
   /** Gets the form's values; the form is reset unless it answers false. */
   onCreate: (form: FormData) => Promise<boolean>;
 }
@@ -42,7 +43,7 @@ export interface Column<T> {
   cell: (row: T) => ComponentChildren;
 }
 
-export interface CollectionProps<T> {
+export interface CollectionProps<T extends { id: string }> {
   /** Omitted: no form (the role may not create). */
   create?: CreateSpec | false;
   /** Shown between the form and the table: a secret shown once, defaults, a note. */
@@ -50,9 +51,8 @@ export interface CollectionProps<T> {
   error: unknown;
   rows: T[] | undefined;
   columns: Array<Column<T>>;
-  rowKey: (row: T) => string;
-  /** Attributes of a row's `<tr>`, e.g. `{'data-key-id': id}`. */
-  rowAttrs?: (row: T) => Record<string, string>;
+  /** The data attribute of a row's `<tr>` that carries its id, e.g. `data-key-id`. */
+  idAttribute: string;
   /** The actions cell; omitted (or answering null for every row): no actions column. */
   actions?: (row: T) => ComponentChildren;
   /** A row shown as one full-width cell instead (an edit form), or null. */
@@ -69,13 +69,22 @@ function CreateForm({ spec }: { spec: CreateSpec }) {
   };
   return (
     <form class={spec.layout ?? 'row'} onSubmit={submit} aria-label={spec.label}>
-      {spec.fields}
+      {spec.fields.map(([label, control], i) =>
+        label ? (
+          <label key={label}>
+            {label}
+            {control}
+          </label>
+        ) : (
+          <Fragment key={i}>{control}</Fragment>
+        ),
+      )}
       <button type="submit">{spec.submit}</button>
     </form>
   );
 }
 
-export function Collection<T>(p: CollectionProps<T>) {
+export function Collection<T extends { id: string }>(p: CollectionProps<T>) {
   const titles = [...p.columns.map((c) => c.title), ...(p.actions ? [''] : [])];
   return (
     <>
@@ -91,7 +100,7 @@ export function Collection<T>(p: CollectionProps<T>) {
             {p.rows?.map((r) => {
               const swapped = p.replace?.(r);
               return (
-                <tr key={p.rowKey(r)} {...(p.rowAttrs?.(r) ?? {})}>
+                <tr key={r.id} {...{ [p.idAttribute]: r.id }}>
                   {swapped ? (
                     <td colSpan={titles.length}>{swapped}</td>
                   ) : (

@@ -35,26 +35,20 @@ export function KeysPage({ role, person }: { role: Role; person: Me['person'] })
           label: 'Create an API key',
           submit: 'Create key',
           onCreate: (f) => run(async () => setCreated(await api<Key>('POST', '/api-keys', { name: String(f.get('name')), access: f.get('access') }))),
-          fields: (
-            <>
-              <label>
-                Name
-                <input name="name" maxLength={100} placeholder="e.g. production server" />
-              </label>
-              <label>
-                Access
-                <select name="access" defaultValue="read">
-                  <option value="read">Read</option>
-                  {role === 'owner' && <option value="full">Full</option>}
-                </select>
-              </label>
-            </>
-          ),
+          fields: [
+            ['Name', <input name="name" maxLength={100} placeholder="e.g. production server" />],
+            [
+              'Access',
+              <select name="access" defaultValue="read">
+                <option value="read">Read</option>
+                {role === 'owner' && <option value="full">Full</option>}
+              </select>,
+            ],
+          ],
         }}
         error={failure ?? error}
         rows={data?.data}
-        rowKey={(k) => k.id}
-        rowAttrs={(k) => ({ 'data-key-id': k.id })}
+        idAttribute="data-key-id"
         columns={[
           { title: 'Name', cell: (k) => k.name || '—' },
           { title: 'Key', cell: (k) => <code>{k.prefix}…</code> },

@@ -33,30 +33,21 @@ export function LivePage() {
           label: 'Create a live stream',
           submit: 'Create live stream',
           onCreate: create,
-          fields: (
-            <>
-              <label>
-                Title
-                <input name="title" maxLength={200} placeholder="e.g. Weekly town hall" />
-              </label>
-              <label>
-                Latency
-                <select name="latency_mode" defaultValue="standard">
-                  <option value="standard">Standard (≤ 10 s)</option>
-                  <option value="low">Low (≤ 4 s)</option>
-                </select>
-              </label>
-              <label>
-                Reconnect window (s)
-                <input name="reconnect_window" type="number" min={0} max={1800} defaultValue="60" />
-              </label>
-            </>
-          ),
+          fields: [
+            ['Title', <input name="title" maxLength={200} placeholder="e.g. Weekly town hall" />],
+            [
+              'Latency',
+              <select name="latency_mode" defaultValue="standard">
+                <option value="standard">Standard (≤ 10 s)</option>
+                <option value="low">Low (≤ 4 s)</option>
+              </select>,
+            ],
+            ['Reconnect window (s)', <input name="reconnect_window" type="number" min={0} max={1800} defaultValue="60" />],
+          ],
         }}
         error={failure ?? error}
         rows={data?.data}
-        rowKey={(ls) => ls.id}
-        rowAttrs={(ls) => ({ 'data-live-id': ls.id })}
+        idAttribute="data-live-id"
         columns={COLUMNS}
         actions={(ls) => <StreamActions stream={ls} run={run} onNewKey={setCreated} />}
       >

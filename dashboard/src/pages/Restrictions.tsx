@@ -54,23 +54,20 @@ export function RestrictionsPage({ role }: { role: Role }) {
             label: 'Create a playback restriction',
             submit: 'Create restriction',
             onCreate: (f) => run(() => api('POST', '/playback-restrictions', referrerOf(f))),
-            fields: (
-              <>
-                <label>
-                  Allowed domains
-                  <input name="domains" required placeholder="example.com, *.example.com" />
-                </label>
+            fields: [
+              ['Allowed domains', <input name="domains" required placeholder="example.com, *.example.com" />],
+              [
+                '',
                 <label>
                   <input type="checkbox" name="no_referrer" defaultChecked /> Allow requests without a Referer
-                </label>
-              </>
-            ),
+                </label>,
+              ],
+            ],
           }
         }
         error={failure ?? list.error ?? defaults.error}
         rows={list.data?.data}
-        rowKey={(r) => r.id}
-        rowAttrs={(r) => ({ 'data-restriction-id': r.id })}
+        idAttribute="data-restriction-id"
         columns={[
           { title: 'Id', cell: (r) => <code>{r.id}</code> },
           { title: 'Allowed domains', cell: (r) => r.referrer.allowed_domains.join(', ') || '—' },

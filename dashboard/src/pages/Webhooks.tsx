@@ -33,16 +33,11 @@ export function WebhooksPage({ role }: { role: Role }) {
             submit: 'Add endpoint',
             layout: 'stack',
             onCreate: create,
-            fields: (
-              <>
-                <label>
-                  Endpoint URL
-                  <input name="url" type="url" required placeholder="https://example.com/hooks/vidhost" />
-                </label>
-                <label>
-                  Description
-                  <input name="description" maxLength={500} />
-                </label>
+            fields: [
+              ['Endpoint URL', <input name="url" type="url" required placeholder="https://example.com/hooks/vidhost" />],
+              ['Description', <input name="description" maxLength={500} />],
+              [
+                '',
                 <fieldset>
                   <legend>Events (none checked = all, including future ones)</legend>
                   {EVENTS.map((ev) => (
@@ -50,15 +45,14 @@ export function WebhooksPage({ role }: { role: Role }) {
                       <input type="checkbox" name="events" value={ev} /> {ev}
                     </label>
                   ))}
-                </fieldset>
-              </>
-            ),
+                </fieldset>,
+              ],
+            ],
           }
         }
         error={failure ?? error}
         rows={data?.data}
-        rowKey={(w) => w.id}
-        rowAttrs={(w) => ({ 'data-webhook-id': w.id })}
+        idAttribute="data-webhook-id"
         empty="No endpoints yet."
         columns={[
           { title: 'Endpoint', cell: (w) => <Link to={`/webhooks/${w.id}`}>{w.url}</Link> },
