@@ -300,6 +300,20 @@ describe('Playback protection (SPEC §20)', function () {
       // The cue list holds no picture; a clear video's images stay open by id.
       await cdn(s, `${encrypted.id}/storyboard.vtt`).expect(200);
       await cdn(s, `${plain.id}/thumbnail.jpg?time=1`).expect(200);
+      // The embed pages give their player a token of their own: a video's, and a live stream's
+      // off air, when its last recording (here: this video) is encrypted.
+      const ls = (await s.post('/v1/live-streams', { title: 'recorded encrypted', visibility: 'public' }).expect(201)).body;
+      await s.db('videos').where({ id: encrypted.uuid }).update({ live_stream_id: ls.id });
+      try {
+        for (const id of [encrypted.id, ls.id]) {
+          const html = (await request(s.url).get(`/player/embed/${id}`).expect(200)).text;
+          const poster = /poster="([^"]+)"/.exec(html)?.[1] ?? '';
+          assert.ok(!poster.includes(`/v/${encrypted.id}/`), `${id}: a token in ${poster}`);
+          await request(s.url).get(new URL(poster.replace(/&amp;/g, '&')).pathname).expect(200);
+        }
+      } finally {
+        await s.db('videos').where({ id: encrypted.uuid }).update({ live_stream_id: null });
+      }
     });
   });
 
