@@ -48,8 +48,9 @@ export function outputCdnRoutes(r: Router, deps: Deps, meter: BandwidthMeter): v
     const frames = parsed.path.kind === 'thumbnail' || parsed.path.kind === 'animated' || (parsed.path.kind === 'storyboard' && parsed.path.ext === 'jpg');
     const hidden = frames ? encryptedFramesRefusal(video, grant) : null;
     if (hidden) throw forbidden('forbidden', hidden);
-    // The pipeline's poster is a plain file of the HLS route, unless it must be rendered within a cap.
-    if (poster && grant?.maxResolution === undefined) return next();
+    // The pipeline's poster is a plain file of the HLS route, unless it must be rendered within a
+    // cap (an audio-only video's is its waveform, not a frame: no cap applies).
+    if (poster && (grant?.maxResolution === undefined || video.audio_layout === 'audio_only')) return next();
     const allowance = exceededAllowance(video.plan, video.bandwidth_bytes + meter.pending(video.workspace_id, video.month));
     if (allowance !== undefined) {
       throw forbidden('bandwidth_quota_exceeded', `The workspace has used its ${video.plan} plan's monthly bandwidth of ${allowance} bytes`);
