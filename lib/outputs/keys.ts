@@ -8,6 +8,8 @@ export const outputKeys = {
   staticFile: (ws: string, vid: string, name: string) => `${keys.videoPrefix(ws, vid)}static/${name}`,
   storyboardVtt: (ws: string, vid: string) => `${keys.videoPrefix(ws, vid)}storyboard/storyboard.vtt`,
   storyboardJpg: (ws: string, vid: string) => `${keys.videoPrefix(ws, vid)}storyboard/storyboard.jpg`,
+  /** A transcript sent to POST …/captions/{language}/align (issue 37); outside `hls/`, so never served. */
+  transcript: (ws: string, vid: string, lang: string) => `${keys.videoPrefix(ws, vid)}transcripts/${lang}.txt`,
   /** On-demand images, one object per set of parameters. */
   derived: (ws: string, vid: string, name: string) => `${keys.videoPrefix(ws, vid)}derived/${name}`,
 };
