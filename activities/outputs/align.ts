@@ -10,6 +10,7 @@ import { outputKeys } from '../../lib/outputs/keys';
 import { subtitlePlaylist } from '../../lib/outputs/master';
 import { republishMaster } from '../../lib/outputs/publish';
 import { readText } from '../../lib/outputs/segments';
+import { putSubtitleFiles } from '../../lib/outputs/timestampMap';
 import { speechPcmArgs } from '../../lib/media/outputs';
 import { createMediaTools } from '../../lib/media/tools';
 import type { ActivityDeps } from '../deps';
@@ -106,7 +107,7 @@ export function alignActivities({ db, storage, config }: ActivityDeps) {
         // Publish only if the track is still the one asked for (a DELETE or a PUT may have come meanwhile).
         const still = await db('captions').where({ video_id: p.videoId, language: p.language, status: 'aligning' }).first('language');
         if (!still) return null;
-        await storage.put(outputKeys.subtitleFile(p.workspaceId, p.videoId, p.language), parsed.vtt, { contentType: 'text/vtt; charset=utf-8' });
+        await putSubtitleFiles(storage, p.workspaceId, p.videoId, p.language, parsed.vtt);
         const duration = Math.max(video.duration_seconds ?? 0, parsed.endSeconds, 1);
         await storage.put(outputKeys.subtitlePlaylist(p.workspaceId, p.videoId, p.language), subtitlePlaylist(duration, 'captions.vtt'), { contentType: 'application/vnd.apple.mpegurl' });
         const n = await db('captions')

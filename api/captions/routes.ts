@@ -4,6 +4,7 @@ import { canonicalLanguage, parseCaptions } from '../../lib/outputs/captions';
 import { outputKeys } from '../../lib/outputs/keys';
 import { subtitlePlaylist } from '../../lib/outputs/master';
 import { republishMaster } from '../../lib/outputs/publish';
+import { putSubtitleFiles } from '../../lib/outputs/timestampMap';
 import type { Deps } from '../deps';
 import { ApiError, badRequest, notFound } from '../errors';
 import { parseQuery } from '../middleware/validate';
@@ -51,7 +52,8 @@ export function captionRoutes(r: Router, deps: Deps): void {
     }
     if (row.status === 'failed') throw badRequest('invalid_state', 'The video has failed; captions can be added once it is processed');
     const ws = row.workspace_id;
-    await storage.put(outputKeys.subtitleFile(ws, row.id, language), parsed.vtt, { contentType: 'text/vtt; charset=utf-8' });
+    // Cue time 0 is the media's first presentation time (lib/outputs/timestampMap.ts), once there is media.
+    await putSubtitleFiles(storage, ws, row.id, language, parsed.vtt);
     const duration = Math.max(row.duration_seconds ?? 0, parsed.endSeconds, 1);
     await storage.put(outputKeys.subtitlePlaylist(ws, row.id, language), subtitlePlaylist(duration, 'captions.vtt'), { contentType: 'application/vnd.apple.mpegurl' });
 

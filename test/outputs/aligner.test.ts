@@ -9,17 +9,10 @@ import { buildCues } from '../../lib/outputs/align/cues';
 import { ALIGN_THRESHOLDS, type AlignOutput } from '../../lib/outputs/align/protocol';
 import { timeTokens } from '../../lib/outputs/align/timing';
 import { type AlignLanguage, ALIGN_MODELS, tokenize } from '../../lib/outputs/align/transcript';
-import { festivalSpeech, librivoxClip, medianAbsError } from '../support/speech';
+import { festivalSpeech, librivoxClip, medianAbsError, SCRIPT } from '../support/speech';
 
 const run = promisify(execFile);
 
-export const SCRIPT = [
-  'Welcome to the studio.',
-  'Today we talk about forced alignment, a way to time captions from a script.',
-  'The speaker reads the text, and the aligner finds each word in the audio.',
-  'My friend Zorblax counted 42 apples on the table.',
-  'Short sentences are easy; long ones are split at commas, colons and full stops, so that every caption stays readable.',
-].join(' ');
 
 /**
  * The aligner on its own (lib/outputs/align, issue 37), on speech nobody here recorded: Festival's

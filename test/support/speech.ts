@@ -12,6 +12,15 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const cacheDir = path.join(os.tmpdir(), 'vidhost-fixtures');
 
+/** What Festival reads in the alignment tests: clauses, a number, and a name no dictionary has. */
+export const SCRIPT = [
+  'Welcome to the studio.',
+  'Today we talk about forced alignment, a way to time captions from a script.',
+  'The speaker reads the text, and the aligner finds each word in the audio.',
+  'My friend Zorblax counted 42 apples on the table.',
+  'Short sentences are easy; long ones are split at commas, colons and full stops, so that every caption stays readable.',
+].join(' ');
+
 export interface ReferenceWord {
   word: string;
   start: number;
