@@ -83,10 +83,10 @@ export async function ensureComposeValidator(dataDir: string): Promise<void> {
 /**
  * Speech nobody here recorded, for the forced-alignment tests (issue 37): Festival with the
  * us-slt HTS voice reads our sentences and reports its word times; pocketsphinx-testdata holds
- * LibriVox read speech with transcripts.
+ * LibriVox read speech with transcripts; espeak-ng reads French.
  */
-export const SPEECH_PACKAGES = ['festival', 'festvox-us-slt-hts', 'pocketsphinx-testdata'];
-const speechReady = () => Boolean(which('festival')) && fs.existsSync('/usr/share/festival/voices/us/cmu_us_slt_arctic_hts') && fs.existsSync('/usr/share/pocketsphinx/test/data/librivox/transcription');
+export const SPEECH_PACKAGES = ['festival', 'festvox-us-slt-hts', 'pocketsphinx-testdata', 'espeak-ng'];
+const speechReady = () => Boolean(which('festival')) && Boolean(which('espeak-ng')) && fs.existsSync('/usr/share/festival/voices/us/cmu_us_slt_arctic_hts') && fs.existsSync('/usr/share/pocketsphinx/test/data/librivox/transcription');
 
 export async function ensureSpeechFixtures(dataDir: string): Promise<void> {
   if (speechReady()) return;

@@ -9,7 +9,7 @@ import { buildCues } from '../../lib/outputs/align/cues';
 import { ALIGN_THRESHOLDS, type AlignOutput } from '../../lib/outputs/align/protocol';
 import { timeTokens } from '../../lib/outputs/align/timing';
 import { type AlignLanguage, ALIGN_MODELS, tokenize } from '../../lib/outputs/align/transcript';
-import { festivalSpeech, librivoxClip, medianAbsError, SCRIPT } from '../support/speech';
+import { festivalSpeech, frenchSpeech, librivoxClip, medianAbsError, SCRIPT } from '../support/speech';
 
 const run = promisify(execFile);
 
@@ -83,6 +83,17 @@ describe('Outputs: the forced aligner (issue 37)', function () {
     for (let i = 1; i < times.length; i++) assert.ok(times[i][0] >= times[i - 1][0], 'in order');
     const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', clip.file]);
     assert.ok(times[times.length - 1][1] > Number(stdout) - 2, 'the last word is near the end');
+  });
+
+  it('aligns French with the fr-FR model (espeak-ng speech): elisions split, every word placed in order', async () => {
+    const text = "Bonjour à tous. Aujourd'hui nous parlons de l'alignement forcé, une façon de synchroniser les sous-titres avec la parole.";
+    const { out, tokens } = await align(await frenchSpeech(text), text, 'fr');
+    assert.ok(out.ok, JSON.stringify(out));
+    assert.ok(tokens.some((t) => t.keys.join(' ') === "l' alignement"));
+    const times = out.times.filter((t): t is [number, number, number] => t !== null);
+    assert.equal(times.length, tokens.reduce((n, t) => n + t.keys.length, 0), 'every French word is in the dictionary');
+    for (let i = 1; i < times.length; i++) assert.ok(times[i][0] >= times[i - 1][1] - 0.001, 'in order');
+    console.log(`      French: ${(out.speechCoverage * 100).toFixed(0)}% of the speech covered`);
   });
 
   it('fails, instead of inventing timings, on silence, on another text, and on a transcript in another language', async () => {

@@ -129,3 +129,16 @@ export function medianAbsError(pairs: Array<[number, number]>): number {
   const mid = Math.floor(errs.length / 2);
   return errs.length % 2 ? errs[mid] : (errs[mid - 1] + errs[mid]) / 2;
 }
+
+/** French speech for the fr-FR model: espeak-ng (it reports no word times; the test checks order and coverage). */
+export async function frenchSpeech(text: string): Promise<string> {
+  fs.mkdirSync(cacheDir, { recursive: true });
+  const id = crypto.createHash('sha256').update(text).digest('hex').slice(0, 16);
+  const wav = path.join(cacheDir, `speech_fr_${id}.wav`);
+  if (fs.existsSync(wav)) return wav;
+  const raw = `${wav}.${process.pid}.raw.wav`;
+  await run('espeak-ng', ['-v', 'fr', '-s', '140', '-w', raw, text]);
+  await run('ffmpeg', ['-v', 'error', '-y', '-i', raw, '-ar', '16000', '-ac', '1', wav]);
+  fs.rmSync(raw, { force: true });
+  return wav;
+}

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { AlignJob, AlignOutput } from './protocol';
 
 export interface AlignLimits {
@@ -40,11 +41,14 @@ async function rssMb(pid: number): Promise<number> {
   }
 }
 
-/** The child's entry and the loader it needs: compiled JS next to this file, or TypeScript through tsx. */
+/**
+ * The child's entry and the loader it needs: compiled JS next to this file, or TypeScript through
+ * tsx (named by its path: a bare `tsx` would be looked up from the working directory).
+ */
 function childCommand(): string[] {
   const ext = path.extname(__filename);
   const file = path.join(__dirname, `child${ext}`);
-  return ext === '.ts' ? ['--import', 'tsx', file] : [file];
+  return ext === '.ts' ? ['--import', pathToFileURL(require.resolve('tsx')).href, file] : [file];
 }
 
 export async function runAligner(job: AlignJob, jobFile: string, limits: AlignLimits, onTick: (info: { ms: number; rssMb: number }) => void, signal?: AbortSignal): Promise<AlignRun> {
