@@ -5,6 +5,7 @@ import request from 'supertest';
 import type { Browser } from 'playwright-core';
 import { WebVTTParser } from 'webvtt-parser';
 import { readyVideo, waitUntil } from '../playback/helpers';
+import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
 import { medianAbsError, SCRIPT, silentClip, type SpokenClip, spokenClip } from '../support/speech';
 import { cdnGet, launchChromium, outputDir } from './helpers';
@@ -137,7 +138,7 @@ describe('Outputs: captions from a transcript (issue 37)', function () {
     }
   });
 
-  it('takes JSON {text} too, and fails clearly on a transcript in another language and on silence', async () => {
+  it('takes JSON {text} too, and fails clearly on a transcript in another language, on silence and without audio', async () => {
     const french = "Bonjour à tous, aujourd'hui nous parlons de l'alignement forcé, une façon de synchroniser les sous-titres avec la parole d'une vidéo.";
     const fr = await align(video.id, 'fr', { text: french }, 'application/json');
     assert.equal(fr.status, 202, JSON.stringify(fr.body));
@@ -166,6 +167,11 @@ describe('Outputs: captions from a transcript (issue 37)', function () {
     const silenceDone = await settled(quiet.id, 'en');
     assert.equal(silenceDone.status, 'failed');
     assert.equal(silenceDone.error?.code, 'transcript_mismatch');
+
+    const mute = await readyVideo(s, await makeClip({ width: 320, height: 180, seconds: 3, audio: false }), 'public');
+    assert.equal((await align(mute.id, 'en', 'Welcome to the studio.')).status, 202);
+    const muteDone = await settled(mute.id, 'en');
+    assert.deepEqual([muteDone.status, muteDone.error?.code], ['failed', 'no_audio']);
   });
 
   it('refuses hostile transcripts before any work: 10 MB, NUL bytes, 100,000 one-letter words, bad UTF-8, other languages and types', async () => {
