@@ -11,6 +11,8 @@ export interface EmitEventInput {
   workspaceId: string;
   type: string;
   error?: { code: string; message: string };
+  /** video.captions.* (issue 37): the payload names the track as `data.caption_track` (its read shape). */
+  captions?: { language: string };
 }
 
 export const deliveryWorkflowId = (deliveryId: string) => `delivery-${deliveryId}`;
@@ -59,6 +61,7 @@ export function eventActivities({ config, db, temporal }: ActivityDeps) {
         const video = serializeVideo(config, row, renditions.get(row.id) ?? [], tags.get(row.id) ?? [], undefined, outputs.get(row.id));
         const data: Record<string, unknown> = { video };
         if (p.error) data.error = p.error;
+        if (p.captions) data.caption_track = video.captions.find((c) => c.language === p.captions?.language) ?? null;
         const payload = { id: p.eventId, type: p.type, created_at: createdAt, workspace_id: p.workspaceId, data };
         await db('events')
           .insert({ id: p.eventId, workspace_id: p.workspaceId, video_id: p.videoId, type: p.type, payload, created_at: createdAt })

@@ -80,4 +80,18 @@ export async function ensureComposeValidator(dataDir: string): Promise<void> {
   warn("docker-compose not found and can't be installed here (apt-get install docker-compose);\n  the docker-compose.yml validation test will fail.");
 }
 
+/**
+ * Speech nobody here recorded, for the forced-alignment tests (issue 37): Festival with the
+ * us-slt HTS voice reads our sentences and reports its word times; pocketsphinx-testdata holds
+ * LibriVox read speech with transcripts; espeak-ng reads French.
+ */
+export const SPEECH_PACKAGES = ['festival', 'festvox-us-slt-hts', 'pocketsphinx-testdata', 'espeak-ng'];
+const speechReady = () => Boolean(which('festival')) && Boolean(which('espeak-ng')) && fs.existsSync('/usr/share/festival/voices/us/cmu_us_slt_arctic_hts') && fs.existsSync('/usr/share/pocketsphinx/test/data/librivox/transcription');
+
+export async function ensureSpeechFixtures(dataDir: string): Promise<void> {
+  if (speechReady()) return;
+  if ((await aptInstall(SPEECH_PACKAGES, aptLog(dataDir))) && speechReady()) return;
+  warn(`${SPEECH_PACKAGES.join(', ')} not found and can't be installed here (apt-get install ${SPEECH_PACKAGES.join(' ')});\n  the caption alignment tests will fail.`);
+}
+
 const aptLog = (dataDir: string) => path.join(dataDir, 'logs', 'apt.log');

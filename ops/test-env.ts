@@ -1,4 +1,4 @@
-import { ensureBwrap, ensureChromium, ensureComposeValidator, ensureFfmpeg } from './apt';
+import { ensureBwrap, ensureChromium, ensureComposeValidator, ensureFfmpeg, ensureSpeechFixtures } from './apt';
 import { ensureGoTool, helm, srtGateway, temporalCli, versitygw } from './go-tools';
 import { say } from './log';
 import { dirs } from './paths';
@@ -8,7 +8,7 @@ import { stopChild } from './supervisor';
 
 /**
  * What the test suite needs (scripts/test, scripts/record-transcode): ffmpeg, bubblewrap,
- * Chromium, docker-compose, a `test` database, the pinned Temporal CLI, versitygw and helm, the SRT gateway, the built
+ * Chromium, docker-compose, Festival and pocketsphinx-testdata (speech for the caption alignment tests), a `test` database, the pinned Temporal CLI, versitygw and helm, the SRT gateway, the built
  * dashboard. Returns the environment for mocha and a stop for the Postgres cluster it started.
  */
 export async function provisionForTests(opts: { browser?: boolean; s3?: boolean; dashboard?: boolean; chart?: boolean } = {}): Promise<{ env: NodeJS.ProcessEnv; stop(): Promise<void> }> {
@@ -17,6 +17,7 @@ export async function provisionForTests(opts: { browser?: boolean; s3?: boolean;
   const out: NodeJS.ProcessEnv = { ...env, VH_TEST: '1' };
   await ensureFfmpeg(d.data);
   await ensureBwrap(d.data);
+  await ensureSpeechFixtures(d.data);
   if (opts.browser !== false) {
     const chromium = await ensureChromium(d.data, env);
     if (chromium) out.CHROMIUM_PATH = chromium;

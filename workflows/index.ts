@@ -5,3 +5,4 @@ export { outputsWorkflow } from './jobs/outputs';
 export { analyticsRollupWorkflow } from './analytics/rollup';
 export { audioTrackWorkflow } from './audio/track';
 export { liveStreamWorkflow } from './live/stream';
+export { alignCaptionsWorkflow } from './jobs/captions';

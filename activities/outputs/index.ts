@@ -1,6 +1,7 @@
 import { requestOutputJobs } from '../../lib/outputs/start';
 import type { OutputJob } from '../../workflows/jobs/defs';
 import type { ActivityDeps } from '../deps';
+import { alignActivities } from './align';
 import { clipActivities } from './clip';
 import { staticActivities } from './static';
 import { storyboardActivities } from './storyboard';
@@ -12,6 +13,7 @@ export function outputActivities(deps: ActivityDeps) {
     ...staticActivities(deps),
     ...storyboardActivities(deps),
     ...clipActivities(deps),
+    ...alignActivities(deps),
 
     /** Called by the video's workflow once its ladder is complete (patch outputs-v1). */
     async requestOutputs(p: { videoId: string; workspaceId: string }): Promise<void> {

@@ -1,13 +1,15 @@
 import type Router from '@koa/router';
-import { type CaptionRow, captionUrl } from '../../lib/outputs/read';
+import { type CaptionRow, captionError, captionUrl } from '../../lib/outputs/read';
 import { canonicalLanguage, parseCaptions } from '../../lib/outputs/captions';
 import { outputKeys } from '../../lib/outputs/keys';
 import { subtitlePlaylist } from '../../lib/outputs/master';
 import { republishMaster } from '../../lib/outputs/publish';
+import { putSubtitleFiles } from '../../lib/outputs/timestampMap';
 import type { Deps } from '../deps';
 import { ApiError, badRequest, notFound } from '../errors';
 import { parseQuery } from '../middleware/validate';
 import { findVideo } from '../videos/find';
+import { alignRoutes } from './align';
 import { captionFormat, captionQuery } from './schema';
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
@@ -25,7 +27,9 @@ function languageOf(param: string): string {
  */
 export function captionRoutes(r: Router, deps: Deps): void {
   const { db, storage, config } = deps;
-  const shape = (c: CaptionRow) => ({ language: c.language, label: c.label, default: c.is_default, status: c.status, url: captionUrl(config, c.video_id, c.language) });
+  const shape = (c: CaptionRow) => ({ language: c.language, label: c.label, default: c.is_default, status: c.status, url: captionUrl(config, c.video_id, c.language), error: captionError(c) });
+  const labelOf = (language: string) => languageNames.of(language) ?? language;
+  alignRoutes(r, deps, { languageOf, labelOf, shape });
 
   r.get('/videos/:id/captions', async (ctx) => {
     const row = await findVideo(ctx, deps, ctx.params.id);
@@ -48,7 +52,8 @@ export function captionRoutes(r: Router, deps: Deps): void {
     }
     if (row.status === 'failed') throw badRequest('invalid_state', 'The video has failed; captions can be added once it is processed');
     const ws = row.workspace_id;
-    await storage.put(outputKeys.subtitleFile(ws, row.id, language), parsed.vtt, { contentType: 'text/vtt; charset=utf-8' });
+    // Cue time 0 is the media's first presentation time (lib/outputs/timestampMap.ts), once there is media.
+    await putSubtitleFiles(storage, ws, row.id, language, parsed.vtt);
     const duration = Math.max(row.duration_seconds ?? 0, parsed.endSeconds, 1);
     await storage.put(outputKeys.subtitlePlaylist(ws, row.id, language), subtitlePlaylist(duration, 'captions.vtt'), { contentType: 'application/vnd.apple.mpegurl' });
 
@@ -57,9 +62,9 @@ export function captionRoutes(r: Router, deps: Deps): void {
       const isDefault = query.default ?? before?.is_default ?? false;
       if (isDefault) await tx('captions').where({ video_id: row.id }).whereNot({ language }).update({ is_default: false });
       await tx('captions')
-        .insert({ video_id: row.id, language, label: query.label ?? before?.label ?? languageNames.of(language) ?? language, is_default: isDefault, status: 'ready' })
+        .insert({ video_id: row.id, language, label: query.label ?? before?.label ?? labelOf(language), is_default: isDefault, status: 'ready', origin: 'file', error_code: null, error_message: null })
         .onConflict(['video_id', 'language'])
-        .merge(['label', 'is_default', 'status', 'updated_at']);
+        .merge(['label', 'is_default', 'status', 'origin', 'error_code', 'error_message', 'updated_at']);
       return Boolean(before);
     });
     await republishMaster(db, storage, { workspaceId: ws, videoId: row.id });
@@ -78,6 +83,7 @@ export function captionRoutes(r: Router, deps: Deps): void {
     await republishMaster(db, storage, { workspaceId: row.workspace_id, videoId: row.id });
     deps.hot.files.dropVideo(row.id);
     await storage.deletePrefix(outputKeys.subtitleDir(row.workspace_id, row.id, language));
+    await storage.deletePrefix(outputKeys.transcript(row.workspace_id, row.id, language));
     ctx.status = 204;
   });
 }

@@ -13,3 +13,6 @@ export function captionFormat(contentType: string): 'vtt' | 'srt' | null {
   if (/^\s*(application\/x-subrip|text\/srt)\s*(;|$)/i.test(contentType)) return 'srt';
   return null;
 }
+
+/** POST …/align as JSON (issue 37); text/plain bodies are the transcript itself. */
+export const transcriptBody = z.strictObject({ text: z.string().min(1).meta({ description: 'The transcript, plain UTF-8 text (≤ 200 KB)' }) });

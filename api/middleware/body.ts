@@ -7,6 +7,10 @@ import { assertNoNul } from './validate';
 const JSON_TYPE = /^\s*application\/(?:[\w.!#$&^-]+\+)?json\s*(;|$)/i;
 const TEXT_TYPES = /^\s*(text\/vtt|application\/x-subrip|text\/srt)\s*(;|$)/i;
 const CAPTION_PATH = /\/videos\/[^/]+\/captions\/[^/]+$/;
+// A transcript to align (issue 37) is plain text, read by its route as sent.
+const PLAIN_TYPE = /^\s*text\/plain\s*(;|$)/i;
+const ALIGN_PATH = /\/videos\/[^/]+\/captions\/[^/]+\/align$/;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** JSON bodies up to `limit` bytes; 413 past it (counted as it streams), 400 for bad JSON. */
 export function jsonBody(limit: number): Middleware {
@@ -24,7 +28,14 @@ export function jsonBody(limit: number): Middleware {
     const raw = Buffer.concat(chunks).toString('utf8');
     const text = raw.trim();
     const type = ctx.get('content-type');
-    if (TEXT_TYPES.test(type) && CAPTION_PATH.test(ctx.path)) {
+    if (PLAIN_TYPE.test(type) && ALIGN_PATH.test(ctx.path)) {
+      try {
+        ctx.state.text = strictUtf8.decode(Buffer.concat(chunks));
+      } catch {
+        throw badRequest('invalid_transcript', 'The transcript is not valid UTF-8');
+      }
+      ctx.state.body = {};
+    } else if (TEXT_TYPES.test(type) && CAPTION_PATH.test(ctx.path)) {
       // Caption files (SPEC §14) are parsed by their route; kept untouched so errors name the right line.
       ctx.state.text = raw;
       ctx.state.body = {};

@@ -37,8 +37,9 @@ export const captionTrack = z
     language: z.string().meta({ description: 'BCP-47 tag', example: 'en' }),
     label: z.string(),
     default: z.boolean(),
-    status: z.literal('ready'),
-    url: z.string().meta({ description: '`{cdn_url}/v/<id>/captions/<language>.vtt`' }),
+    status: z.enum(['aligning', 'ready', 'failed']).meta({ description: '`aligning` while a transcript is being timed (POST …/align), then `ready` or `failed`; uploaded files are `ready`' }),
+    url: z.string().meta({ description: '`{cdn_url}/v/<id>/captions/<language>.vtt` (serves the file once ready)' }),
+    error: z.object({ code: z.string(), message: z.string() }).nullable().meta({ description: 'Why the alignment failed; null unless failed' }),
   })
   .meta({ id: 'CaptionTrack' });
 

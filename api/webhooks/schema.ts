@@ -10,6 +10,9 @@ export const EVENT_TYPES = [
   'video.audio_track.ready',
   'video.audio_track.failed',
   'video.audio_track.deleted',
+  // Issue 37: captions timed from a transcript (api/captions/align.ts, workflows/jobs/captions.ts)
+  'video.captions.ready',
+  'video.captions.failed',
   'live_stream.connected',
   'live_stream.active',
   'live_stream.disconnected',

@@ -2,6 +2,7 @@
 // area declares its variables and builds its part in its own module; this file joins them and is
 // the only place that reads process.env (lint enforces it). README "Configuration".
 import { z } from 'zod';
+import { alignConfig, alignEnv, type AlignConfig } from './align';
 import { analyticsConfig, analyticsEnv, type AnalyticsConfig } from './analytics';
 import { coreConfig, coreEnv, type CoreConfig } from './core';
 import { dashboardConfig, dashboardEnv, type DashboardConfig } from './dashboard';
@@ -33,6 +34,7 @@ const schema = z.object({
   ...rendersEnv,
   ...analyticsEnv,
   ...liveEnv,
+  ...alignEnv,
 });
 
 export type Env = z.input<typeof schema>;
@@ -49,6 +51,8 @@ export interface Config extends CoreConfig, ProtectionConfig, HotConfig, Webhook
   renders: RenderLimits;
   analytics: AnalyticsConfig;
   live: LiveConfig;
+  /** Captions by forced alignment (issue 37). */
+  align: AlignConfig;
 }
 
 /** Reads and validates the environment once. Tests pass their own env. */
@@ -77,5 +81,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     renders: rendersConfig(e),
     analytics: analyticsConfig(e),
     live: liveConfig(e, core.publicBaseUrl, e.UPLOAD_SIGNING_SECRET),
+    align: alignConfig(e),
   });
 }

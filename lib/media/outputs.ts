@@ -199,3 +199,11 @@ export function clipArgs(o: { input: string; inputArgs?: readonly string[]; outp
     o.output,
   ];
 }
+
+/**
+ * The first audio stream as the forced aligner hears it (issue 37): 16 kHz mono 32-bit float PCM,
+ * raw (no header to parse in the aligner). A 10-minute talk is 38 MB.
+ */
+export function speechPcmArgs(o: { input: string; inputArgs?: readonly string[]; output: string }): string[] {
+  return [...GLOBAL_ARGS, ...(o.inputArgs ?? []), '-i', o.input, '-map', '0:a:0', '-vn', '-sn', '-dn', '-ac', '1', '-ar', '16000', '-c:a', 'pcm_f32le', '-f', 'f32le', o.output];
+}

@@ -15,7 +15,10 @@ export interface CaptionRow {
   language: string;
   label: string;
   is_default: boolean;
-  status: 'ready';
+  /** `aligning` and `failed` only for tracks timed from a transcript (POST …/align). */
+  status: 'ready' | 'aligning' | 'failed';
+  error_code?: string | null;
+  error_message?: string | null;
 }
 
 export interface AudioTrackRow {
@@ -49,6 +52,9 @@ export async function loadOutputs(db: Db, ids: string[]): Promise<Map<string, Vi
   for (const a of audio) out.get(a.video_id)?.audio_tracks?.push(a);
   return out;
 }
+
+/** Why a track failed (issue 37: alignment), or null. */
+export const captionError = (c: CaptionRow) => (c.status === 'failed' ? { code: c.error_code ?? 'processing_failed', message: c.error_message ?? '' } : null);
 
 export const captionUrl = (config: Config, uuid: string, language: string) => `${config.cdnUrl}/v/${videoPublicId(uuid)}/captions/${language}.vtt`;
 
@@ -97,6 +103,7 @@ export function outputFields(
       default: c.is_default,
       status: c.status,
       url: captionUrl(config, row.id, c.language),
+      error: captionError(c),
     })),
     // SPEC §19 (docs/audio.md)
     audio_tracks: (outputs?.audio_tracks ?? []).map((a) => ({ language: a.language, name: a.name, default: a.is_default, channels: a.channels, status: a.status })),

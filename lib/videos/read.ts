@@ -129,7 +129,7 @@ export const VIDEO_WITH_RELATIONS = `v.*,
   coalesce((select json_agg(json_build_object('video_id', s.video_id, 'name', s.name, 'status', s.status, 'size_bytes', s.size_bytes) order by s.name)
               from static_renditions s where s.video_id = v.id), '[]'::json) as statics,
   coalesce((select json_agg(json_build_object('video_id', c.video_id, 'language', c.language, 'label', c.label, 'is_default', c.is_default,
-                                              'status', c.status) order by c.language)
+                                              'status', c.status, 'error_code', c.error_code, 'error_message', c.error_message) order by c.language)
               from captions c where c.video_id = v.id), '[]'::json) as captions,
   coalesce((select json_agg(json_build_object('video_id', a.video_id, 'rendition', a.rendition, 'language', a.language, 'name', a.name,
                                               'is_default', a.is_default, 'channels', a.channels, 'status', a.status) order by a.ordinal, a.rendition)

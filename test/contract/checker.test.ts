@@ -47,7 +47,7 @@ describe('contract checker', () => {
     checker.check('PATCH', '/upload/tus/tok', answer(409, 'Upload-Offset conflict', { 'content-type': 'text/plain' }));
     checker.check('POST', '/upload/tus', answer(412, { error: { code: 'tus_version', message: 'Tus-Resumable: 1.0.0 is required' }, request_id: 'req_x' }));
     checker.check('GET', '/upload/tus/tok', answer(405, { error: { code: 'method_not_allowed', message: 'Upload URLs take HEAD, PATCH and DELETE (tus 1.0.0)' }, request_id: 'req_x' }));
-    const track = { language: 'en', label: 'English', default: true, status: 'ready', url: 'http://cdn/v/vid_1/captions/en.vtt', cues: 3 };
+    const track = { language: 'en', label: 'English', default: true, status: 'ready', url: 'http://cdn/v/vid_1/captions/en.vtt', error: null, cues: 3 };
     checker.check('PUT', '/v1/videos/vid_1/captions/en', answer(201, track));
     assert.throws(() => checker.check('PUT', '/v1/videos/vid_1/captions/en', answer(201, { ...track, default: 'yes' })), /does not match/);
   });

@@ -33,7 +33,7 @@ describe('Outputs: captions (SPEC §14)', function () {
     assert.doesNotMatch(before, /SUBTITLES/);
     const en = await put('en', VTT, 'text/vtt');
     assert.equal(en.status, 201, JSON.stringify(en.body));
-    assert.deepEqual({ ...en.body, url: undefined }, { language: 'en', label: 'English', default: false, status: 'ready', cues: 2, url: undefined });
+    assert.deepEqual({ ...en.body, url: undefined }, { language: 'en', label: 'English', default: false, status: 'ready', cues: 2, url: undefined, error: null });
     const fr = await put('fr-fr', SRT, 'application/x-subrip', '?label=Fran%C3%A7ais&default=true');
     assert.equal(fr.status, 201, JSON.stringify(fr.body));
     assert.equal(fr.body.language, 'fr-FR', 'stored in canonical BCP-47 case');

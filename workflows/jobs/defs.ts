@@ -14,3 +14,14 @@ export interface OutputsWorkflowInput {
 export const outputJobsSignal = defineSignal<[OutputJob[]]>('outputJobs');
 
 export const outputsWorkflowId = (videoId: string) => `outputs-${videoId}`;
+
+/** Captions from a transcript (issue 37): the transcript waits in storage (outputKeys.transcript). */
+export interface AlignCaptionsWorkflowInput {
+  videoId: string;
+  workspaceId: string;
+  /** Canonical BCP-47 tag of the track (`en`, `en-GB`, `fr`). */
+  language: string;
+  transcodeQueue: string;
+}
+
+export const alignCaptionsWorkflowId = (videoId: string, language: string) => `captions-align-${videoId}-${language}`;

@@ -6,7 +6,8 @@ const PATH_RE = new RegExp(
 );
 
 export type OutputPath =
-  | { kind: 'subtitle'; lang: string; file: 'index.m3u8' | 'captions.vtt' }
+  /** `hls`: asked for through the subtitle playlist (subs/<lang>/…), not as the download (captions/<lang>.vtt). */
+  | { kind: 'subtitle'; lang: string; file: 'index.m3u8' | 'captions.vtt'; hls: boolean }
   | { kind: 'download'; name: string }
   | { kind: 'storyboard'; ext: 'vtt' | 'jpg' }
   | { kind: 'thumbnail'; ext: 'jpg' | 'png' | 'webp' }
@@ -18,8 +19,8 @@ export function parseOutputPath(rest: string): { subject: string; isId: boolean;
   const [, subject, subLang, subFile, capLang, download, storyboard, thumb, animated] = m;
   const isId = !subject.includes('.');
   const at = (path: OutputPath) => ({ subject, isId, path });
-  if (subLang) return at({ kind: 'subtitle', lang: subLang, file: subFile as 'index.m3u8' | 'captions.vtt' });
-  if (capLang) return at({ kind: 'subtitle', lang: capLang, file: 'captions.vtt' });
+  if (subLang) return at({ kind: 'subtitle', lang: subLang, file: subFile as 'index.m3u8' | 'captions.vtt', hls: true });
+  if (capLang) return at({ kind: 'subtitle', lang: capLang, file: 'captions.vtt', hls: false });
   if (download) return at({ kind: 'download', name: download });
   if (storyboard) return at({ kind: 'storyboard', ext: storyboard as 'vtt' | 'jpg' });
   if (thumb) return at({ kind: 'thumbnail', ext: thumb as 'jpg' | 'png' | 'webp' });

@@ -63,7 +63,9 @@ export function outputCdnRoutes(r: Router, deps: Deps, meter: BandwidthMeter): v
 
     switch (p.kind) {
       case 'subtitle': {
-        const key = p.file === 'index.m3u8' ? outputKeys.subtitlePlaylist(ws, video.id, p.lang) : outputKeys.subtitleFile(ws, video.id, p.lang);
+        // The playlist's segment is the copy with X-TIMESTAMP-MAP (lib/outputs/timestampMap.ts) when there is one.
+        const hlsCopy = p.file === 'captions.vtt' && p.hls ? outputKeys.subtitleHlsFile(ws, video.id, p.lang) : null;
+        const key = p.file === 'index.m3u8' ? outputKeys.subtitlePlaylist(ws, video.id, p.lang) : hlsCopy && (await deps.storage.head(hlsCopy)) ? hlsCopy : outputKeys.subtitleFile(ws, video.id, p.lang);
         const type = p.file === 'index.m3u8' ? 'application/vnd.apple.mpegurl' : 'text/vtt; charset=utf-8';
         return serveObject(ctx, deps, meter, video, key, { contentType: type, cacheControl: cache('playlist') });
       }

@@ -5,6 +5,7 @@ import { bytes, duration, when } from '../format';
 import { useLoad, usePoll } from '../hooks';
 import { navigate } from '../router';
 import { VideoTabs } from './Analytics';
+import { Captions } from './VideoCaptions';
 
 type Playback = Schemas['Playback'];
 
@@ -13,7 +14,8 @@ export function VideoPage({ id }: { id: string }) {
   const ready = v?.status === 'ready';
   // A freshly signed URL on every visit: the player works whatever the visibility.
   const { data: playback, reload: resign } = useLoad(() => (ready ? api<Playback>('GET', `/playback/${id}`) : Promise.resolve(undefined)), [id, ready]);
-  usePoll(!!v && (v.status === 'processing' || v.status === 'pending_upload' || v.renditions.some((r) => r.status !== 'ready' && r.status !== 'failed')), reload);
+  const aligning = (v?.captions ?? []).some((c) => c.status === 'aligning');
+  usePoll(!!v && (aligning || v.status === 'processing' || v.status === 'pending_upload' || v.renditions.some((r) => r.status !== 'ready' && r.status !== 'failed')), reload);
 
   if (error) return <ErrorNote error={error} />;
   if (!v) return <p>Loading…</p>;
@@ -60,6 +62,7 @@ export function VideoPage({ id }: { id: string }) {
           <EditForm video={v} onSaved={reload} />
           <Renditions video={v} />
           <AudioTracks video={v} />
+          <Captions video={v} token={playback?.token} onChange={reload} />
           <Extras video={v} />
           <DeleteButton id={v.id} />
         </section>
@@ -119,24 +122,11 @@ function Renditions({ video }: { video: Video }) {
   );
 }
 
-/** Captions and MP4 downloads, when the read shape carries them (SPEC §14). */
+/** MP4 downloads, when the read shape carries them (SPEC §14). */
 function Extras({ video }: { video: Video }) {
-  const caps = video.captions ?? [];
   const mp4 = video.static_renditions ?? [];
   return (
     <>
-      {caps.length > 0 && (
-        <>
-          <h2>Captions</h2>
-          <ul>
-            {caps.map((c) => (
-              <li key={c.language}>
-                {c.label || c.language} ({c.status}) <a href={c.url}>WebVTT</a>
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
       {mp4.length > 0 && (
         <>
           <h2>Downloads</h2>

@@ -234,6 +234,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/videos/{id}/captions/{language}/align": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a caption track from a plain-text transcript (forced alignment)
+         * @description The transcript (UTF-8, ≤ 200 KB) is timed to the speech by forced alignment (docs/outputs.md "Captions from a transcript"). 202 with the track `aligning`;
+         *     it turns `ready` (cues of ≤ 2 lines × 42 characters, ≤ 7 s, split at sentences and clauses) with `video.captions.ready`, or `failed` with `error` and `video.captions.failed`
+         *     (`transcript_mismatch`: the words do not match the speech; `transcript_not_in_dictionary`: another language; `no_audio`).
+         *     English (`en`, `en-*`) and French (`fr`, `fr-*`) only: others 422 `language_unsupported`. 400 `invalid_transcript` (no words, bad UTF-8), `invalid_request` (NUL);
+         *     409 `not_ready`, `alignment_in_progress`; 413 `transcript_too_large`; 415 for other media types; 422 `transcript_too_long` (more words than the audio can hold: 8 a second), `video_too_long`.
+         */
+        post: operations["alignCaptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/videos/{id}/audio-tracks": {
         parameters: {
             query?: never;
@@ -1425,6 +1449,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "video.captions.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `video.captions.ready` to each subscribed endpoint
+         * @description Any 2xx within the timeout is success; otherwise retried on durable timers (Retry-After honoured); 410 disables the endpoint.
+         */
+        post: operations["event_video_captions.ready"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "video.captions.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `video.captions.failed` to each subscribed endpoint
+         * @description Any 2xx within the timeout is success; otherwise retried on durable timers (Retry-After honoured); 410 disables the endpoint.
+         */
+        post: operations["event_video_captions.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "live_stream.connected": {
         parameters: {
             query?: never;
@@ -1623,10 +1687,18 @@ export interface components {
             language: string;
             label: string;
             default: boolean;
-            /** @enum {string} */
-            status: "ready";
-            /** @description `{cdn_url}/v/<id>/captions/<language>.vtt` */
+            /**
+             * @description `aligning` while a transcript is being timed (POST …/align), then `ready` or `failed`; uploaded files are `ready`
+             * @enum {string}
+             */
+            status: "aligning" | "ready" | "failed";
+            /** @description `{cdn_url}/v/<id>/captions/<language>.vtt` (serves the file once ready) */
             url: string;
+            /** @description Why the alignment failed; null unless failed */
+            error: {
+                code: string;
+                message: string;
+            } | null;
         };
         AudioTrack: {
             /**
@@ -1885,7 +1957,7 @@ export interface components {
             url: string;
             description: string;
             /** @description null = every event type */
-            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[] | null;
+            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "video.captions.ready" | "video.captions.failed" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[] | null;
             enabled: boolean;
             disabled_reason: string | null;
             /** Format: date-time */
@@ -1906,7 +1978,7 @@ export interface components {
             url: string;
             description: string;
             /** @description null = every event type */
-            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[] | null;
+            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "video.captions.ready" | "video.captions.failed" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[] | null;
             enabled: boolean;
             disabled_reason: string | null;
             /** Format: date-time */
@@ -4234,10 +4306,18 @@ export interface operations {
                         language: string;
                         label: string;
                         default: boolean;
-                        /** @enum {string} */
-                        status: "ready";
-                        /** @description `{cdn_url}/v/<id>/captions/<language>.vtt` */
+                        /**
+                         * @description `aligning` while a transcript is being timed (POST …/align), then `ready` or `failed`; uploaded files are `ready`
+                         * @enum {string}
+                         */
+                        status: "aligning" | "ready" | "failed";
+                        /** @description `{cdn_url}/v/<id>/captions/<language>.vtt` (serves the file once ready) */
                         url: string;
+                        /** @description Why the alignment failed; null unless failed */
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
                         cues: number;
                     };
                 };
@@ -4262,10 +4342,18 @@ export interface operations {
                         language: string;
                         label: string;
                         default: boolean;
-                        /** @enum {string} */
-                        status: "ready";
-                        /** @description `{cdn_url}/v/<id>/captions/<language>.vtt` */
+                        /**
+                         * @description `aligning` while a transcript is being timed (POST …/align), then `ready` or `failed`; uploaded files are `ready`
+                         * @enum {string}
+                         */
+                        status: "aligning" | "ready" | "failed";
+                        /** @description `{cdn_url}/v/<id>/captions/<language>.vtt` (serves the file once ready) */
                         url: string;
+                        /** @description Why the alignment failed; null unless failed */
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
                         /** @description How many cues the file has */
                         cues: number;
                     };
@@ -4434,6 +4522,194 @@ export interface operations {
             };
             /** @description Not found, or another workspace's resource (`not_found`) */
             404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    alignCaptions: {
+        parameters: {
+            query?: {
+                label?: string;
+                default?: "0" | "1" | "true" | "false";
+            };
+            header?: {
+                /** @description Makes a retried POST safe: the same key and body within 24 h answer the first response again (`Idempotent-Replayed: true`). See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description A video id: `vid_…` or the UUID */
+                id: string;
+                /** @description BCP-47 tag (`en`, `pt-BR`); anything else → 400 `invalid_language` */
+                language: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/plain": string;
+                "application/json": {
+                    /** @description The transcript, plain UTF-8 text (≤ 200 KB) */
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description BCP-47 tag
+                         * @example en
+                         */
+                        language: string;
+                        label: string;
+                        default: boolean;
+                        /**
+                         * @description `aligning` while a transcript is being timed (POST …/align), then `ready` or `failed`; uploaded files are `ready`
+                         * @enum {string}
+                         */
+                        status: "aligning" | "ready" | "failed";
+                        /** @description `{cdn_url}/v/<id>/captions/<language>.vtt` (serves the file once ready) */
+                        url: string;
+                        /** @description Why the alignment failed; null unless failed */
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        /** @description Words the aligner will look for */
+                        words: number;
+                    };
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
+            409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request (`idempotency_key_reused`) */
+            422: {
                 headers: {
                     /** @description Also in every log line of the request */
                     "X-Request-Id": string;
@@ -6227,7 +6503,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[];
+                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "video.captions.ready" | "video.captions.failed" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[];
                     description?: string;
                 };
             };
@@ -6537,7 +6813,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[] | null;
+                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "video.captions.ready" | "video.captions.failed" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[] | null;
                     description?: string;
                     enabled?: boolean;
                     rotate_secret?: boolean;
@@ -11984,6 +12260,86 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     type: "video.audio_track.deleted";
+                    /** Format: date-time */
+                    created_at: string;
+                    workspace_id: string;
+                    data: {
+                        video: components["schemas"]["Video"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event_video_captions.ready": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; stable across retries */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>` (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @example evt_… */
+                    id: string;
+                    /** @enum {string} */
+                    type: "video.captions.ready";
+                    /** Format: date-time */
+                    created_at: string;
+                    workspace_id: string;
+                    data: {
+                        video: components["schemas"]["Video"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event_video_captions.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; stable across retries */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>` (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @example evt_… */
+                    id: string;
+                    /** @enum {string} */
+                    type: "video.captions.failed";
                     /** Format: date-time */
                     created_at: string;
                     workspace_id: string;
