@@ -11,7 +11,7 @@ import { listen, type Listener } from '../pg/listen';
 import { disconnectedSignal, liveWorkflowId } from '../../workflows/live/defs';
 import { LIVE_CONTROL_CHANNEL, parseDrop } from './control';
 import { internalPath } from './keys';
-import { checkStreamKey, startKeyCheckServer } from './key-check';
+import { checkStreamKey, releaseReservation, startKeyCheckServer } from './key-check';
 import { routeNmsLogs } from './nmsLog';
 import { signalConnected } from './workflow';
 
@@ -83,14 +83,23 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
     const checked = await checkStreamKey(db, active, s.streamName);
     if (!checked.ok) return refuse(log, s, checked.why);
     const row = checked.stream;
-    const bc = Context.broadcasts.get(s.streamPath);
-    if (!bc || bc.publisher !== s) return refuse(log, s, 'publisher gone');
-    // Live workers read the broadcast by stream id: the same broadcast, under a second path.
-    Context.broadcasts.set(internalPath(row.id), bc);
-    active.set(row.id, { sessionId: s.id, session: s });
-    bySession.set(s.id, row.id);
-    await db('live_streams').where({ id: row.id }).update({ encoder_session: s.id });
-    await signalConnected(temporal, config, row.id, row.workspace_id, { sessionId: s.id, protocol });
+    try {
+      const bc = Context.broadcasts.get(s.streamPath);
+      if (!bc || bc.publisher !== s) {
+        await releaseReservation(db, row.id);
+        return refuse(log, s, 'publisher gone');
+      }
+      // Live workers read the broadcast by stream id: the same broadcast, under a second path.
+      Context.broadcasts.set(internalPath(row.id), bc);
+      active.set(row.id, { sessionId: s.id, session: s });
+      bySession.set(s.id, row.id);
+      await db('live_streams').where({ id: row.id }).update({ encoder_session: s.id });
+      await signalConnected(temporal, config, row.id, row.workspace_id, { sessionId: s.id, protocol });
+    } catch (err) {
+      // Not admitted after all: the plan's slot the check reserved is free again.
+      await releaseReservation(db, row.id).catch(() => undefined);
+      throw err;
+    }
     log.info({ liveStreamId: row.id, session: s.id, ip: s.ip }, 'live: encoder connected');
   }
 
@@ -120,7 +129,9 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
       Context.broadcasts.delete(internalPath(id));
     }
     const reason = entry?.dropReason ?? 'encoder disconnected';
-    void db('live_streams').where({ id, encoder_session: s.id }).update({ encoder_session: null }).catch(() => undefined);
+    // The encoder's hold on the plan's slot ends with it; a broadcast it started holds the slot
+    // until idle (active_video_id).
+    void db('live_streams').where({ id, encoder_session: s.id }).update({ encoder_session: null, broadcast_reserved_at: null }).catch(() => undefined);
     void temporal.workflow
       .getHandle(liveWorkflowId(id))
       .signal(disconnectedSignal, { sessionId: s.id, reason })
