@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { assertPublicUrl } from '../net/guard';
+import { redactSecrets } from '../redact';
 import { startLiveFfmpeg } from './feed';
 import type { SimulcastTarget } from './read';
 
@@ -46,10 +47,13 @@ export function startSimulcast(deps: { config: Config; db: Db; log: Logger }, li
         clearTimeout(live);
         running.delete(ff.stop);
         if (stopped) break;
-        error = stderr.trim().split('\n').pop()?.slice(0, 300) || `ffmpeg exited with code ${code}`;
+        error = stderr.trim().split('\n').pop() || `ffmpeg exited with code ${code}`;
       } catch (err) {
         error = (err as Error).message;
       }
+      // ffmpeg names the output URL, stream key included: the key is the third party's credential,
+      // and this error is shown to read-only keys and members and written to the log.
+      error = redactSecrets(error, [targetUrl(t), t.stream_key]).slice(0, 300);
       log.info({ liveStreamId, target: i, error }, 'live: simulcast target errored');
       errored.add(i);
       await report(db, liveStreamId, i, 'errored', error).catch(() => undefined);

@@ -3,6 +3,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { feedUrl } from '../../lib/live/feed';
+import { startSimulcast } from '../../lib/live/simulcast';
+import { createLogger } from '../../lib/logger';
 import { freePort } from '../support/services';
 import { type LiveStack, pushRtmp, startLiveStack, waitFor } from './helpers';
 
@@ -21,7 +24,9 @@ describe('live: simulcast', function () {
     assert.equal(http.body.error.code, 'invalid_parameters');
   });
 
-  it('copies the broadcast to a working target; a failing target is reported and hurts nothing', async () => {
+  it('copies the broadcast to a working target; a failing target is reported, without its key, and hurts nothing', async () => {
+    // The failing target's stream key: a third party's credential (issue 33 row 5).
+    const THEIR_KEY = `sk-live-${Math.random().toString(36).slice(2)}`;
     const [port, closed] = await Promise.all([freePort(), freePort()]);
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vh-simulcast-')), 'got.flv');
     // A second RTMP endpoint: ffmpeg listening as a server, as a platform's ingest would.
@@ -32,7 +37,7 @@ describe('live: simulcast', function () {
         .post('/v1/live-streams', {
           simulcast_targets: [
             { url: `rtmp://127.0.0.1:${port}/app`, stream_key: 'tkey' },
-            { url: `rtmp://127.0.0.1:${closed}/app`, stream_key: 'nope' },
+            { url: `rtmp://127.0.0.1:${closed}/app`, stream_key: THEIR_KEY },
           ],
         })
         .expect(201)
@@ -47,6 +52,17 @@ describe('live: simulcast', function () {
         return r.simulcast_targets[1].status === 'errored' && r;
       }, 30_000);
       assert.ok(failing.simulcast_targets[1].error);
+      assert.match(failing.simulcast_targets[1].error, /\[redacted\]/);
+      assert.ok(!JSON.stringify(failing).includes(THEIR_KEY), `the target's key is in the read: ${failing.simulcast_targets[1].error}`);
+      const readOnly = (await s.get(`/v1/live-streams/${ls.id}`, s.ws.readKey).expect(200)).body;
+      assert.ok(!JSON.stringify(readOnly).includes(THEIR_KEY));
+      // And not in the log: the same pushes, with a logger whose lines are kept.
+      const lines: string[] = [];
+      const log = createLogger('debug', 'simulcast-test', { write: (l: string) => void lines.push(l) });
+      const extra = startSimulcast({ config: s.config, db: s.db, log }, ls.id, feedUrl(s.config, ls.id), [{ url: `rtmp://127.0.0.1:${closed}/app`, stream_key: THEIR_KEY }], 200);
+      await waitFor('a logged failure', async () => lines.some((l) => l.includes('simulcast target errored')), 20_000);
+      await extra.stop();
+      assert.ok(!lines.join('').includes(THEIR_KEY), `the target's key is in the log: ${lines.join('')}`);
       assert.equal(failing.status, 'active');
       await Promise.race([received, new Promise((_, rej) => setTimeout(() => rej(new Error('the target received nothing')), 30_000))]);
       assert.ok(fs.statSync(out).size > 10_000, 'the target got too little');
