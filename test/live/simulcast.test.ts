@@ -72,4 +72,43 @@ describe('live: simulcast', function () {
       target.kill('SIGKILL');
     }
   });
+
+  it('connects to the address it checked, not to what the name resolves to later (DNS rebinding, issue 33 row 6)', async () => {
+    const port = await freePort();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vh-rebind-'));
+    // Two RTMP endpoints on one port: 127.0.0.2 is the address the guard is told and checks;
+    // 127.0.0.1 is where `localhost` resolves for anyone who asks the system again (ffmpeg did).
+    const listen = (host: string) => {
+      const out = path.join(dir, `${host}.flv`);
+      const child = spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-listen', '1', '-i', `rtmp://${host}:${port}/app/rkey`, '-c', 'copy', '-t', '3', '-y', out], { stdio: 'ignore' });
+      return { out, child, done: new Promise<number | null>((r) => child.once('close', r)) };
+    };
+    const checked = listen('127.0.0.2');
+    const rebound = listen('127.0.0.1');
+    // Its own workspace: the first test's broadcast may still hold the Free plan's one slot.
+    const ws = await s.newWorkspace('pro');
+    const ls = (await s.post('/v1/live-streams', { title: 'rebind' }, ws.fullKey).expect(201)).body;
+    const push = pushRtmp(`${s.rtmpBase}/${ls.stream_key}`, { seconds: 40 });
+    const asked: string[] = [];
+    const lookup = async (host: string) => {
+      asked.push(host);
+      return [{ address: '127.0.0.2' }];
+    };
+    let sim: ReturnType<typeof startSimulcast> | undefined;
+    try {
+      await waitFor('active', async () => (await s.get(`/v1/live-streams/${ls.id}`, ws.fullKey).expect(200)).body.status === 'active', 60_000);
+      const log = createLogger('silent', 'simulcast-test');
+      sim = startSimulcast({ config: s.config, db: s.db, log }, ls.id, feedUrl(s.config, ls.id), [{ url: `rtmp://localhost:${port}/app`, stream_key: 'rkey' }], 500, lookup);
+      await Promise.race([checked.done, new Promise((_, rej) => setTimeout(() => rej(new Error('the checked address received nothing')), 30_000))]);
+      assert.ok(fs.statSync(checked.out).size > 10_000, 'the checked address got too little');
+      assert.ok(!fs.existsSync(rebound.out) || fs.statSync(rebound.out).size === 0, 'ffmpeg resolved the name again and pushed elsewhere');
+      assert.ok(asked.includes('localhost'));
+    } finally {
+      await sim?.stop();
+      push.stop();
+      checked.child.kill('SIGKILL');
+      rebound.child.kill('SIGKILL');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
