@@ -82,6 +82,7 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
   const boundsDrops = new Map<string, string>();
   /** Each broadcast's current publisher and its bounds; the broadcast's packets pass through `guard`. */
   const monitors = new WeakMap<NmsBroadcast, { session: NmsSession; bounds: FeedBounds; dropped: boolean }>();
+  let stopped = false;
 
   /**
    * Checks every packet the publisher sends against the input bounds before node-media-server
@@ -92,7 +93,8 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
     if (!monitors.has(bc)) {
       const forward = bc.broadcastMessage;
       bc.broadcastMessage = (packet: FlvPacket) => {
-        const m = monitors.get(bc);
+        // node-media-server's broadcasts outlive a stopped server in the same process (tests).
+        const m = stopped ? undefined : monitors.get(bc);
         if (m) {
           if (m.dropped) return;
           const why = m.bounds.check(packet);
@@ -216,6 +218,7 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
     rtmpPort: config.live.rtmpPort,
     active,
     async stop() {
+      stopped = true;
       // node-media-server keeps one event emitter per process: a later server must not run these.
       for (const [event, f] of handlers) Context.eventEmitter.off(event, f);
       await listener.close();
