@@ -18,6 +18,8 @@ export interface ApiKeyRecord {
   prefix: string;
   created_at: string;
   last_used_at: string | null;
+  /** The person who made it (a dashboard session's, or the maker of the key that made it); null from the admin CLI. */
+  created_by: string | null;
 }
 
 /** Creates a key; the secret is returned here once and only its hash is stored. */
@@ -31,7 +33,7 @@ export async function createApiKey(db: Db, workspaceId: string, access: Access, 
   return { ...toRecord(row), secret };
 }
 
-export function toRecord(row: { id: string; workspace_id: string; name: string; access: Access; key_prefix: string; created_at: Date; last_used_at: Date | null }): ApiKeyRecord {
+export function toRecord(row: { id: string; workspace_id: string; name: string; access: Access; key_prefix: string; created_at: Date; last_used_at: Date | null; created_by?: string | null }): ApiKeyRecord {
   return {
     id: row.id,
     workspace_id: row.workspace_id,
@@ -40,6 +42,7 @@ export function toRecord(row: { id: string; workspace_id: string; name: string; 
     prefix: row.key_prefix,
     created_at: new Date(row.created_at).toISOString(),
     last_used_at: row.last_used_at ? new Date(row.last_used_at).toISOString() : null,
+    created_by: row.created_by ?? null,
   };
 }
 

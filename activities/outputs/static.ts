@@ -4,21 +4,11 @@ import { Context } from '@temporalio/activity';
 import { audioOnlyArgs, remuxMp4Args, remuxMp4WithAudioArgs } from '../../lib/media/outputs';
 import { createMediaTools } from '../../lib/media/tools';
 import { outputKeys } from '../../lib/outputs/keys';
-import { type Mp4Support, STATIC_NAMES } from '../../lib/outputs/options';
+import { type Mp4Support, STATIC_NAMES, staticSourceRung } from '../../lib/outputs/options';
 import { joinSegments, renditionSegments } from '../../lib/outputs/segments';
 import type { ActivityDeps } from '../deps';
 import { toFailure } from '../transcode/media';
-import { loadJobVideo, type ReadyRendition, removeIfDeleted, withTempDir } from './common';
-
-const CAPPED_SHORT_SIDE = 1080;
-
-/** The rung a static file is cut from: the best ≤ 1080p for video; the smallest for audio (all carry the same AAC). */
-export function sourceRung(renditions: ReadyRendition[], name: string): ReadyRendition | undefined {
-  const ready = renditions.filter((r) => r.status === 'ready').sort((a, b) => a.width * a.height - b.width * b.height);
-  // An audio-only ladder (SPEC §19) has no pictures: its best AAC is the 128 kb/s rung.
-  if (name === STATIC_NAMES.audio_only) return ready.find((r) => r.name === 'audio-128k') ?? ready[0];
-  return ready.filter((r) => Math.min(r.width, r.height) <= CAPPED_SHORT_SIDE).pop() ?? ready[0];
-}
+import { loadJobVideo, removeIfDeleted, withTempDir } from './common';
 
 export function wantedNames(mp4Support: string): string[] {
   return mp4Support === 'none' ? [] : [STATIC_NAMES[mp4Support as Exclude<Mp4Support, 'none'>]];
@@ -102,7 +92,7 @@ export function staticActivities({ db, storage, config }: ActivityDeps) {
           return { produced, removed };
         }
         for (const name of todo) {
-          const rung = sourceRung(renditions, name);
+          const rung = staticSourceRung(renditions, name);
           if (!rung) throw new Error('The video has no ready rendition');
           const size = await produce(video, rung.name, name);
           await db('static_renditions').where({ video_id: video.id, name }).update({ status: 'ready', size_bytes: size, updated_at: db.fn.now() });

@@ -6,7 +6,7 @@ export function encodingDocs(d: DocContext): void {
   operation(d, { method: 'get', path: '/encoding-defaults', operationId: 'getEncodingDefaults', tag, summary: "The workspace's default codecs (SPEC §21)", responses: { 200: encodingDefaults }, errors: [] });
   operation(d, {
     method: 'patch', path: '/encoding-defaults', operationId: 'updateEncodingDefaults', tag,
-    summary: "Set the workspace's default codecs, taken by videos created without `codecs` (new videos only)",
+    summary: "Set the workspace's default codecs, taken by videos created without `codecs` (new videos only; owners: a member's session gets 403 `owner_required`)",
     body: patchEncodingDefaultsBody, responses: { 200: encodingDefaults }, errors: [400, 403],
   });
 }

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Deps } from '../deps';
-import { auth } from '../middleware/auth';
+import { auth, requireOwner } from '../middleware/auth';
 import { parseBody } from '../middleware/validate';
 import { normalizeCodecs } from './codecs';
 import { patchEncodingDefaultsBody } from './schema';
@@ -17,7 +17,9 @@ export function encodingRoutes(r: Router, deps: Deps): void {
     ctx.body = await readDefaults(auth(ctx).workspaceId);
   });
 
+  // The workspace's settings are the owners' (docs/dashboard.md, "Roles"), as playback defaults are.
   r.patch('/encoding-defaults', async (ctx) => {
+    requireOwner(ctx);
     const { workspaceId } = auth(ctx);
     const body = parseBody(ctx, patchEncodingDefaultsBody);
     if (body.default_codecs !== undefined) {

@@ -11,6 +11,7 @@ export const apiKey = z
     prefix: z.string().meta({ description: 'The first characters of the secret, to recognise it' }),
     created_at: z.iso.datetime(),
     last_used_at: z.iso.datetime().nullable(),
+    created_by: z.string().nullable().meta({ description: 'The person who made it (a dashboard session, or the maker of the key that made it); null for keys made with the admin CLI. A member may revoke only their own' }),
   })
   .meta({ id: 'ApiKey' });
 export const apiKeyList = z.object({ data: z.array(apiKey) }).meta({ id: 'ApiKeyList' });

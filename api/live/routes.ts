@@ -12,7 +12,7 @@ import { completeSignal, deleteLiveSignal, liveWorkflowId } from '../../workflow
 import type { Deps } from '../deps';
 import { badRequest, notFound } from '../errors';
 import { assertFolderOf } from '../folders/assert';
-import { auth } from '../middleware/auth';
+import { auth, requireOwner } from '../middleware/auth';
 import { assertEncryptionConfigured, assertRestrictionOf } from '../restrictions/routes';
 import { parseBody, parseQuery } from '../middleware/validate';
 import { createLiveBody, listLiveQuery, patchLiveBody } from './schema';
@@ -69,6 +69,8 @@ export function liveRoutes(r: Router, deps: Deps): void {
   r.post('/live-streams', async (ctx) => {
     const { workspaceId } = auth(ctx);
     const body = parseBody(ctx, createLiveBody);
+    // Where a broadcast is sent beyond the workspace is an owner's decision, as webhooks are.
+    if (body.simulcast_targets?.length) requireOwner(ctx);
     const targets = await checkTargets(deps, body.simulcast_targets ?? []);
     const settings = body.new_video_settings ?? {};
     if (settings.folder_id) await assertFolderOf(db, workspaceId, settings.folder_id, 'folder_id');
@@ -142,7 +144,11 @@ export function liveRoutes(r: Router, deps: Deps): void {
     if (body.playback_restriction_id !== undefined) {
       patch.playback_restriction_id = body.playback_restriction_id === null ? null : await assertRestrictionOf(db, workspaceId, body.playback_restriction_id, 'playback_restriction_id');
     }
-    if (body.simulcast_targets !== undefined) patch.simulcast_targets = JSON.stringify(await checkTargets(deps, body.simulcast_targets));
+    if (body.simulcast_targets !== undefined) {
+      // Owners only (docs/dashboard.md, "Roles"): a member could otherwise send a private broadcast anywhere.
+      requireOwner(ctx);
+      patch.simulcast_targets = JSON.stringify(await checkTargets(deps, body.simulcast_targets));
+    }
     if (body.new_video_settings !== undefined) {
       const s = body.new_video_settings;
       if (s.folder_id) await assertFolderOf(db, workspaceId, s.folder_id, 'folder_id');

@@ -27,7 +27,7 @@ const fields = {
   reconnect_window: z.number().int().min(0).max(1800),
   record: z.boolean(),
   new_video_settings: newVideoSettings,
-  simulcast_targets: z.array(target).max(5),
+  simulcast_targets: z.array(target).max(5).meta({ description: "Where each broadcast is also pushed (RTMP/RTMPS). Setting or changing them is an owner's (a member's session: 403 `owner_required`; a member may create a stream with none)" }),
   passthrough,
   playback_restriction_id: z.string().max(100).nullable(),
   encryption: z.enum(['none', 'aes-128']),

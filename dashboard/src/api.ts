@@ -50,8 +50,11 @@ export interface Workspace {
   id: string;
   name: string;
   plan: string;
-  role: 'owner' | 'member';
+  role: Role;
 }
+
+/** A person's role in the current workspace: what the pages offer follows the API's rules (docs/dashboard.md, "Roles"). */
+export type Role = 'owner' | 'member';
 
 export type Me = Omit<Schemas['DashboardSession'], 'workspaces'> & { workspaces: Workspace[] };
 

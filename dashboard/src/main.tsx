@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, setCsrf, type Me } from './api';
+import { api, ApiError, setCsrf, type Me, type Role } from './api';
 import { Layout } from './components/Layout';
 import { AnalyticsOverviewPage, VideoAnalyticsPage } from './pages/Analytics';
 import { KeysPage } from './pages/Keys';
@@ -16,7 +16,8 @@ import { WebhookPage, WebhooksPage } from './pages/Webhooks';
 import { navigate, usePath } from './router';
 import './styles.css';
 
-function Page({ path, role }: { path: string; role: 'owner' | 'member' }) {
+/** `role`: the person's in the current workspace; pages leave out what it may not do (docs/dashboard.md, "Roles"). */
+function Page({ path, role, person }: { path: string; role: Role; person: Me['person'] }) {
   let m: RegExpExecArray | null;
   if (path === '/' || path === '/videos') return <VideosPage />;
   if ((m = /^\/videos\/([\w-]+)$/.exec(path))) return <VideoPage id={m[1]} />;
@@ -25,10 +26,10 @@ function Page({ path, role }: { path: string; role: 'owner' | 'member' }) {
   if (path === '/upload') return <UploadPage />;
   if (path === '/library') return <LibraryPage />;
   if (path === '/live') return <LivePage />;
-  if (path === '/keys') return <KeysPage role={role} />;
-  if (path === '/restrictions') return <RestrictionsPage />;
-  if (path === '/webhooks') return <WebhooksPage />;
-  if ((m = /^\/webhooks\/([\w-]+)$/.exec(path))) return <WebhookPage id={m[1]} />;
+  if (path === '/keys') return <KeysPage role={role} person={person} />;
+  if (path === '/restrictions') return <RestrictionsPage role={role} />;
+  if (path === '/webhooks') return <WebhooksPage role={role} />;
+  if ((m = /^\/webhooks\/([\w-]+)$/.exec(path))) return <WebhookPage id={m[1]} role={role} />;
   if (path === '/usage') return <UsagePage />;
   return <h1>Page not found</h1>;
 }
@@ -69,7 +70,7 @@ function App() {
   return (
     <Layout me={me} path={path} onSwitch={onSwitch} onSignOut={onSignOut}>
       {/* A key per workspace: switching remounts every page with the new workspace's data. */}
-      <Page path={path} role={me.workspaces.find((w) => w.id === me.workspace_id)?.role ?? 'member'} key={`${me.workspace_id}:${path}`} />
+      <Page path={path} role={me.workspaces.find((w) => w.id === me.workspace_id)?.role ?? 'member'} person={me.person} key={`${me.workspace_id}:${path}`} />
     </Layout>
   );
 }

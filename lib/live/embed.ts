@@ -43,8 +43,11 @@ export async function liveEmbed(db: Db, config: Config, id: string): Promise<Liv
       : liveHlsUrl(config, ls.id);
     return { kind: 'play', title, src, poster: '', live: true, restriction, minted: src !== liveHlsUrl(config, ls.id), subject: ls.id };
   }
-  const last = await db('videos').where({ live_stream_id: ls.id, status: 'ready' }).whereNull('deleted_at').whereNot({ visibility: 'private' }).orderBy('created_at', 'desc').first('id');
+  const last = await db('videos').where({ live_stream_id: ls.id, status: 'ready' }).whereNull('deleted_at').whereNot({ visibility: 'private' }).orderBy('created_at', 'desc').first('id', 'encryption');
   if (!last) return { kind: 'off_air', title, restriction };
   const vid = videoPublicId(last.id);
-  return { kind: 'play', title, src: `${config.cdnUrl}/v/${vid}/master.m3u8`, poster: `${config.cdnUrl}/v/${vid}/thumbnail.jpg`, live: false, restriction, subject: vid };
+  // An encrypted recording's key and pictures go only to a token (docs/protection.md): the page mints one, as a video's does.
+  const minted = last.encryption === 'aes-128';
+  const subject = minted ? (await signPlaybackToken(config.playback, last.id, LIVE_EMBED_TOKEN_TTL)).token : vid;
+  return { kind: 'play', title, src: `${config.cdnUrl}/v/${subject}/master.m3u8`, poster: `${config.cdnUrl}/v/${subject}/thumbnail.jpg`, live: false, restriction, minted, subject: vid };
 }

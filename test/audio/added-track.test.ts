@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { audioTrackWorkflowId } from '../../workflows/audio/defs';
 import { waitUntil } from '../playback/helpers';
 import { putFile } from '../support/flow';
 import { startStack, type Stack } from '../support/stack';
@@ -113,5 +114,32 @@ describe('Audio: tracks added to a ready video (SPEC §19)', function () {
     assert.ok(await s.db('events').where({ video_id: video.uuid, type: 'video.audio_track.deleted' }).first());
     const read = (await s.get(`/v1/videos/${video.id}`).expect(200)).body;
     assert.deepEqual(read.audio_tracks.map((a: { language: string; status: string }) => a.language), ['en', 'fr', 'de', 'pt-BR']);
+  });
+
+  // Issue 33 row 11: an uploaded file sat in pending_upload for minutes, its wait queued on the
+  // transcode queue behind whatever held its slots. Here every slot is held by another track
+  // still waiting for its upload (the worst case: nothing frees them until those URLs expire).
+  it('a PUT file is noticed promptly, whatever holds the transcode slots', async () => {
+    const src = await audioSource('shortTrack');
+    const add = (language: string) => s.post(`/v1/videos/${video.id}/audio-tracks`, { language, name: language, size: fs.statSync(src.file).size, content_type: src.contentType }).expect(202);
+    const idle = ['it', 'ja', 'nl', 'sv'].slice(0, s.config.temporal.transcodeConcurrency);
+    assert.equal(idle.length, s.config.temporal.transcodeConcurrency, 'one idle track per transcode slot');
+    for (const language of idle) await add(language);
+    // Each idle track's wait has started (it holds a slot wherever it runs).
+    for (const language of idle) {
+      await waitUntil(async () => {
+        const d = await s.temporal.workflow.getHandle(audioTrackWorkflowId(video.uuid, `x-${language}`)).describe();
+        return (d.raw.pendingActivities ?? []).some((a) => a.activityType?.name === 'receiveAddedTrack' && a.lastStartedTime != null);
+      }, `${language} waiting for its upload`, 30_000);
+    }
+    try {
+      const r = await add('ko');
+      assert.equal((await putFile(r.body.upload_url, src.file, src.contentType, r.body.upload_headers)).status, 200);
+      // Noticed within a second or so; 15 s leaves room for a loaded machine (it took minutes).
+      await waitUntil(async () => (await track('ko'))?.status !== 'pending_upload', 'the ko track left pending_upload', 15_000);
+      assert.equal((await settledTrack('ko')).status, 'ready');
+    } finally {
+      for (const language of [...idle, 'ko']) await s.del(`/v1/videos/${video.id}/audio-tracks/${language}`);
+    }
   });
 });

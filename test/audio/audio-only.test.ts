@@ -65,6 +65,9 @@ describe('Audio: audio-only media and loudness (SPEC §19)', function () {
       assert.deepEqual([t.streams[0].width, t.streams[0].height], [1280, 360], 'the waveform picture');
       const [r, g, b] = await meanColour(thumb.body);
       assert.ok(b > r && b > 20, `a blue waveform on a dark band, mean rgb ${r},${g},${b}`);
+      // A resolution cap is about video frames: a capped token still gets the waveform as it is.
+      const capped = (await s.get(`/v1/playback/${v.id}?max_resolution=240p`).expect(200)).body.token;
+      assert.deepEqual((await cdnGet(s, `/v/${capped}/thumbnail.jpg`).expect(200)).body, thumb.body);
     });
   }
 

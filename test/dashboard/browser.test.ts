@@ -335,6 +335,55 @@ describe('Dashboard in a real browser', function () {
     assert.doesNotMatch((await page.locator('main').textContent())!, /in the second workspace/);
   });
 
+  // Issue 33: pages leave out what the role cannot do (docs/dashboard.md, "Roles"), instead of
+  // showing forms the API then refuses with 403. The owner's flows above use the same pages.
+  it('shows a member no form or button the API would refuse them', async () => {
+    const ws = await s.newWorkspace();
+    const person = await s.db('people').where({ email: me.email }).first('id');
+    await s.db('memberships').insert({ person_id: person.id, workspace_id: ws.id, role: 'member' });
+    const hook = (await s.post('/v1/webhooks', { url: receiver.url }, ws.fullKey).expect(201)).body;
+    await s.post('/v1/playback-restrictions', { referrer: { allowed_domains: ['member.example'] } }, ws.fullKey).expect(201);
+    await page.reload();
+    await page.locator('.switcher select').selectOption(ws.id);
+    await page.getByRole('heading', { level: 1, name: 'Videos' }).waitFor();
+    try {
+      await go('Webhooks');
+      await page.getByRole('link', { name: receiver.url }).waitFor();
+      assert.equal(await page.getByRole('form', { name: 'Add a webhook endpoint' }).count(), 0, 'no webhook form');
+      assert.equal(await page.getByLabel('Endpoint URL').count(), 0);
+      await shot('member-webhooks');
+      await page.getByRole('link', { name: receiver.url }).click();
+      await page.getByRole('heading', { level: 1, name: 'Webhook endpoint' }).waitFor();
+      await page.getByRole('heading', { level: 2, name: 'Delivery log' }).waitFor();
+      for (const name of ['Disable', 'Delete endpoint', 'Retry']) assert.equal(await page.getByRole('button', { name }).count(), 0, name);
+      assert.ok(await s.db('webhook_endpoints').where({ id: hook.id }).first());
+
+      await go('Restrictions');
+      await page.locator('tr', { hasText: 'member.example' }).waitFor();
+      assert.equal(await page.getByRole('form', { name: 'Create a playback restriction' }).count(), 0);
+      for (const name of [/Edit/, /Delete/]) assert.equal(await page.getByRole('button', { name }).count(), 0);
+      assert.equal(await page.getByLabel('Default restriction').isDisabled(), true);
+      assert.equal(await page.getByLabel('Encryption of new videos').isDisabled(), true);
+
+      await go('API Keys');
+      assert.deepEqual(await page.getByLabel('Access').locator('option').allTextContents(), ['Read']);
+      // The workspace's CLI key is not the member's to revoke; a read key they make is.
+      await page.locator('tr[data-key-id]').first().waitFor();
+      assert.equal(await page.getByRole('button', { name: /Revoke/ }).count(), 0);
+      await page.getByLabel('Name').fill('member read key');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.getByTestId('secret').waitFor();
+      const mine = page.locator('tr', { hasText: 'member read key' });
+      await mine.getByRole('button', { name: /Revoke/ }).click();
+      await mine.waitFor({ state: 'detached' });
+      assert.equal(await page.getByRole('button', { name: /Revoke/ }).count(), 0);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.locator('.switcher select').selectOption(s.ws.id);
+      await page.getByRole('heading', { level: 1, name: 'Videos' }).waitFor();
+    }
+  });
+
   it('signs out, and the cookie no longer works', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to vidhost' }).waitFor();

@@ -6,6 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
+import { probeBytes } from '../outputs/helpers';
+import { waitForVideo } from '../support/flow';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
 import { binary, nowSeconds, playlistUris, readyVideo, secretOf, signToken, waitUntil } from '../playback/helpers';
@@ -240,6 +242,77 @@ describe('Playback protection (SPEC §20)', function () {
         assert.equal((await s.get(`/v1/videos/${encrypted.id}`).expect(200)).body.dash_url, null);
       } finally {
         await s.db('videos').whereIn('id', [plain.uuid, encrypted.uuid]).update({ codecs: JSON.stringify(['h264']) });
+      }
+    });
+  });
+
+  // Issue 33 rows 2 and 10: the claims and the encryption hold on every file, not only on HLS.
+  describe('downloads and images', () => {
+    const json = (r: { body: Buffer }) => JSON.parse(r.body.toString()).error.code as string;
+    const shortSide = async (bytes: Buffer, ext: string) => {
+      const v = (await probeBytes(bytes, ext)).streams[0];
+      return Math.min(Number(v.width), Number(v.height));
+    };
+
+    before(async function () {
+      this.timeout(200_000);
+      await s.patch(`/v1/videos/${plain.id}`, { mp4_support: 'capped_1080p' }).expect(200);
+      await waitForVideo(s, plain.id, (v) => v.static_renditions[0]?.status === 'ready' && v.storyboard_url !== null, 150_000);
+      await waitForVideo(s, encrypted.id, (v) => v.storyboard_url !== null, 150_000);
+    });
+
+    it('max_resolution: a download above the cap is refused; images are rendered within it', async () => {
+      const t240 = await token(plain.id, '?max_resolution=240p');
+      const t360 = await token(plain.id, '?max_resolution=360p');
+      // The MP4 is cut from the 360p rung: a 240p token may not have it, a 360p one may.
+      const capped = await cdn(s, `${t240}/download/capped_1080p.mp4`);
+      assert.equal(capped.status, 403);
+      assert.equal(json(capped), 'playback_restricted');
+      await cdn(s, `${t360}/download/capped_1080p.mp4`).expect(200);
+      // Images: the short side never above 240, whatever the query asks for.
+      const big = (await cdn(s, `${t240}/thumbnail.png?width=1920`).expect(200)).body;
+      const side = await shortSide(big, 'png');
+      assert.ok(side <= 240 && side >= 230, `scaled down to the cap, not below it: ${side}`);
+      const boxed = (await cdn(s, `${t240}/thumbnail.webp?width=1000&height=1000&fit_mode=crop`).expect(200)).body;
+      assert.ok((await shortSide(boxed, 'webp')) <= 240);
+      const gif = (await cdn(s, `${t240}/animated.gif?width=640`).expect(200)).body;
+      assert.ok((await shortSide(gif, 'gif')) <= 240);
+      const poster = (await cdn(s, `${t240}/thumbnail.jpg`).expect(200)).body;
+      assert.ok((await shortSide(poster, 'jpg')) <= 240);
+      // Storyboard tiles are 160 px wide: within every cap (the smallest is 240p), so served.
+      const vtt = (await cdn(s, `${t240}/storyboard.vtt`).expect(200)).body.toString();
+      const [, w, h] = /#xywh=\d+,\d+,(\d+),(\d+)/.exec(vtt)!;
+      assert.ok(Math.min(Number(w), Number(h)) <= 240, vtt);
+      await cdn(s, `${t240}/storyboard.jpg`).expect(200);
+      // Without a cap the same query is as big as asked.
+      assert.equal(await shortSide((await cdn(s, `${plain.id}/thumbnail.png?width=1920`).expect(200)).body, 'png'), 1080);
+    });
+
+    it('an encrypted video shows no frame by bare id: its images need a token, as its key does', async () => {
+      const files = ['thumbnail.jpg', 'thumbnail.jpg?time=1', 'thumbnail.webp?width=320', 'animated.gif', 'storyboard.jpg'];
+      for (const f of files) {
+        const r = await cdn(s, `${encrypted.id}/${f}`);
+        assert.equal(r.status, 403, f);
+        assert.equal(json(r), 'forbidden', f);
+      }
+      const t = await token(encrypted.id);
+      for (const f of files) await cdn(s, `${t}/${f}`).expect(200);
+      // The cue list holds no picture; a clear video's images stay open by id.
+      await cdn(s, `${encrypted.id}/storyboard.vtt`).expect(200);
+      await cdn(s, `${plain.id}/thumbnail.jpg?time=1`).expect(200);
+      // The embed pages give their player a token of their own: a video's, and a live stream's
+      // off air, when its last recording (here: this video) is encrypted.
+      const ls = (await s.post('/v1/live-streams', { title: 'recorded encrypted', visibility: 'public' }).expect(201)).body;
+      await s.db('videos').where({ id: encrypted.uuid }).update({ live_stream_id: ls.id });
+      try {
+        for (const id of [encrypted.id, ls.id]) {
+          const html = (await request(s.url).get(`/player/embed/${id}`).expect(200)).text;
+          const poster = /poster="([^"]+)"/.exec(html)?.[1] ?? '';
+          assert.ok(!poster.includes(`/v/${encrypted.id}/`), `${id}: a token in ${poster}`);
+          await request(s.url).get(new URL(poster.replace(/&amp;/g, '&')).pathname).expect(200);
+        }
+      } finally {
+        await s.db('videos').where({ id: encrypted.uuid }).update({ live_stream_id: null });
       }
     });
   });

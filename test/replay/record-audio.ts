@@ -28,7 +28,9 @@ async function main(): Promise<void> {
   await fetch(r.body.upload_url, { method: 'PUT', body: fs.readFileSync(track.file), headers: r.body.upload_headers });
   const trackWorkflow = `audio-track-${v.uuid}-x-es`;
   await s.temporal.workflow.getHandle(trackWorkflow).result();
-  await save(s, 'audio-added-track-upload', trackWorkflow);
+  // `audio-added-track-upload` was recorded before the wait left the transcode queue
+  // (patched('audio-track-upload-wait-orchestration'), issue 33 row 11); this is the path after it.
+  await save(s, 'audio-added-track-upload-wait', trackWorkflow);
   for (const [x, name] of [[v, 'audio-two-languages-idle-delete'], [a, 'audio-only-cover-idle-delete']] as const) {
     await until(async () => (await s.temporal.workflow.getHandle(`video-${x.uuid}`).fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId !== undefined, 30_000, 'idle run', 200);
     await s.del(`/v1/videos/${x.id}`).expect(204);

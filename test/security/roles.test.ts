@@ -87,6 +87,35 @@ describe('security: roles', function () {
     await owner.send('delete', `/v1/playback-restrictions/${pr.id}`).expect(204);
   });
 
+  it('encoding defaults and simulcast targets are the owners\' to change; members still manage streams (issue 33 row 9)', async () => {
+    const ws = await s.newWorkspace();
+    const member = await person(ws.id, 'member');
+    const owner = await person(ws.id, 'owner');
+    const target = { url: 'rtmp://127.0.0.1:1935/live2', stream_key: 'third-party-key' };
+    const stream = (await owner.send('post', '/v1/live-streams', { title: 'owner', simulcast_targets: [target] }).expect(201)).body;
+    const refused: Array<[string, request.Test]> = [
+      ['encoding defaults', member.send('patch', '/v1/encoding-defaults', { default_codecs: ['h264', 'hevc'] })],
+      ['a new stream with a target', member.send('post', '/v1/live-streams', { title: 'member', simulcast_targets: [target] })],
+      ['a target added', member.send('patch', `/v1/live-streams/${stream.id}`, { simulcast_targets: [target, { url: 'rtmp://127.0.0.1:1936/app', stream_key: 'k' }] })],
+      ['targets removed', member.send('patch', `/v1/live-streams/${stream.id}`, { simulcast_targets: [] })],
+    ];
+    for (const [what, t] of refused) {
+      const r = await t;
+      assert.equal(r.status === 403 && r.body.error.code, 'owner_required', what);
+    }
+    assert.deepEqual((await s.db('workspaces').where({ id: ws.id }).first('default_codecs')).default_codecs ?? ['h264'], ['h264']);
+    assert.equal((await member.send('get', `/v1/live-streams/${stream.id}`).expect(200)).body.simulcast_targets.length, 1);
+    // Members read the defaults, and manage streams otherwise.
+    await member.send('get', '/v1/encoding-defaults').expect(200);
+    const own = (await member.send('post', '/v1/live-streams', { title: 'member', simulcast_targets: [] }).expect(201)).body;
+    await member.send('patch', `/v1/live-streams/${stream.id}`, { title: 'renamed by a member' }).expect(200);
+    await member.send('delete', `/v1/live-streams/${own.id}`).expect(204);
+    // Owners and full-access keys change both.
+    await owner.send('patch', '/v1/encoding-defaults', { default_codecs: ['h264', 'hevc'] }).expect(200);
+    await owner.send('patch', `/v1/live-streams/${stream.id}`, { simulcast_targets: [] }).expect(200);
+    await request(s.url).patch(`/v1/live-streams/${stream.id}`).set('Authorization', `Bearer ${ws.fullKey}`).send({ simulcast_targets: [target] }).expect(200);
+  });
+
   it('an owner manages keys and webhooks from the dashboard', async () => {
     const ws = await s.newWorkspace();
     const owner = await person(ws.id, 'owner');

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { compileRules, frameAncestors, hostAllowed, parseDomain } from '../../lib/protection/domains';
 import { cappedMaster, encryptedMediaPlaylist, segmentIv, withoutCmafVariants } from '../../lib/protection/hls';
+import { cappedImage, downloadCapRefusal, rungsWithinCap } from '../../lib/protection/images';
 import { ipMatches, parseIpClaim } from '../../lib/protection/ip';
+import type { PlaybackGrant } from '../../lib/playback/tokens';
 import { compileRestriction, viewerAllowed } from '../../lib/protection/restriction';
 
 describe('unit: playback protection (lib/protection)', () => {
@@ -111,5 +113,32 @@ describe('unit: playback protection (lib/protection)', () => {
       '#EXTINF:2.0,',
       'seg_00001.ts',
     ]);
+  });
+
+  it('caps images and downloads at a token\'s max_resolution (issue 33 row 2)', () => {
+    const wide = 16 / 9;
+    const still = (q: { width?: number; height?: number; fit?: 'preserve' | 'crop' | 'pad' }) => ({ kind: 'thumbnail' as const, ext: 'png' as const, time: 1, fit: q.fit ?? 'preserve', width: q.width, height: q.height });
+    assert.deepEqual(cappedImage(still({ width: 1920 }), wide, 240), still({ width: 426 }));
+    assert.deepEqual(cappedImage(still({ height: 1080 }), wide, 240), still({ height: 240 }));
+    assert.deepEqual(cappedImage(still({ width: 1000, height: 1000, fit: 'crop' }), wide, 240), still({ width: 240, height: 240, fit: 'crop' }));
+    // A portrait picture's short side is its width.
+    assert.deepEqual(cappedImage(still({ height: 1920 }), 9 / 16, 360), still({ height: 640 }));
+    // Within the cap, or the rung's own size: unchanged.
+    assert.deepEqual(cappedImage(still({ width: 320 }), wide, 240), still({ width: 320 }));
+    assert.deepEqual(cappedImage(still({}), wide, 240), still({}));
+    const gif = { kind: 'animated' as const, ext: 'gif' as const, start: 0, end: 2, width: 640, fps: 10 };
+    assert.deepEqual(cappedImage(gif, wide, 240), { ...gif, width: 424 });
+    const rungs = [
+      { name: '240p', width: 426, height: 240, status: 'ready' },
+      { name: '720p', width: 1280, height: 720, status: 'ready' },
+      { name: '2160p', width: 3840, height: 2160, status: 'ready' },
+    ];
+    assert.deepEqual(rungsWithinCap(rungs, 240).map((r) => r.name), ['240p']);
+    const grant = (maxResolution?: number) => ({ videoUuid: 'v', expiresAt: null, maxResolution }) as unknown as PlaybackGrant;
+    // The MP4 is cut from the best rung ≤ 1080p (720p here).
+    assert.match(downloadCapRefusal(rungs, 'capped_1080p.mp4', grant(480)) ?? '', /720p/);
+    assert.equal(downloadCapRefusal(rungs, 'capped_1080p.mp4', grant(720)), null);
+    assert.equal(downloadCapRefusal(rungs, 'capped_1080p.mp4', grant()), null);
+    assert.equal(downloadCapRefusal(rungs, 'audio.m4a', grant(240)), null);
   });
 });

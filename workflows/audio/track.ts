@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities, uuid4 } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched, proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { AudioTrackWorkflowInput } from './defs';
 
@@ -17,10 +17,21 @@ export async function audioTrackWorkflow(input: AudioTrackWorkflowInput): Promis
     retry: { initialInterval: '2s', maximumInterval: '1 minute', maximumAttempts: 4, nonRetryableErrorTypes: ['invalid_media', 'import_failed', 'upload_missing'] },
   });
   const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumInterval: '30s' } });
+  // Waiting for an upload is a HEAD a second, then a move: not an encode. On the transcode queue
+  // it queued behind every encode in the fleet (a video's ladder, other tracks' waits), so a PUT
+  // file sat unnoticed for minutes (issue 33 row 11). It runs on this workflow's own queue.
+  const waiter = proxyActivities<Activities>({
+    startToCloseTimeout: '2 hours',
+    // Short: a deleted track's wait hears its cancellation with the next heartbeat flush (0.8x this).
+    heartbeatTimeout: '10 seconds',
+    retry: { initialInterval: '2s', maximumInterval: '1 minute', maximumAttempts: 4, nonRetryableErrorTypes: ['upload_missing'] },
+  });
   const emit = (type: string, error?: { code: string; message: string }) =>
     acts.emitEvent({ eventId: `evt_${uuid4().replace(/-/g, '')}`, videoId, workspaceId, type, error });
   try {
-    await io.receiveAddedTrack({ videoId, workspaceId, rendition, url: input.url, uploadDeadline: input.uploadDeadline });
+    // A URL is fetched (bytes through this process): that stays with the media workers.
+    const receiver = input.url === undefined && patched('audio-track-upload-wait-orchestration') ? waiter : io;
+    await receiver.receiveAddedTrack({ videoId, workspaceId, rendition, url: input.url, uploadDeadline: input.uploadDeadline });
     await io.encodeAddedTrack({ videoId, workspaceId, rendition });
     await emit('video.audio_track.ready');
   } catch (err) {

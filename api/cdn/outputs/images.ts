@@ -6,7 +6,8 @@ import { passthroughView } from '../../../lib/outputs/passthrough';
 import { RenderRefused } from '../../../lib/outputs/renderQueue';
 import type { VideoRow } from '../../../lib/videos/read';
 import type { Deps } from '../../deps';
-import { ApiError, badRequest } from '../../errors';
+import { ApiError, badRequest, forbidden } from '../../errors';
+import { cappedImage, rungsWithinCap } from '../../../lib/protection/images';
 
 export const IMAGE_LIMITS = { maxSide: 1920, maxAnimatedWidth: 640, maxFps: 30, maxSpan: 10 } as const;
 
@@ -87,12 +88,23 @@ export function refusalError(err: RenderRefused): ApiError {
   return new ApiError(status, code, err.message, undefined, { 'Retry-After': String(err.retryAfterSeconds) });
 }
 
-export async function renderImage(deps: Deps, renderer: ImageRenderer, row: VideoRow, p: { kind: 'thumbnail' | 'animated'; ext: string }, query: ParsedUrlQuery, who: Requester) {
-  const req = imageRequest(p, query, row.duration_seconds ?? 0);
-  const renditions = await deps.db('renditions').where({ video_id: row.id }).select('name', 'width', 'height', 'status');
+/**
+ * Renders (or finds) the image. `cap`: a token's `max_resolution` (SPEC §20): the image is made
+ * from rungs within it and scaled so that its short side stays within it; no rung within it → 403.
+ */
+export async function renderImage(deps: Deps, renderer: ImageRenderer, row: VideoRow, p: { kind: 'thumbnail' | 'animated'; ext: string }, query: ParsedUrlQuery, who: Requester, cap?: number) {
+  let req = imageRequest(p, query, row.duration_seconds ?? 0);
+  const all = await deps.db('renditions').where({ video_id: row.id }).select('name', 'width', 'height', 'status');
   // Until the ladder lands, the passthrough is what the video plays from: render from it too.
   const source = passthroughView(row.passthrough_rendition);
-  if (source) renditions.push(source);
+  if (source) all.push(source);
+  const renditions = rungsWithinCap(all, cap);
+  if (cap !== undefined) {
+    const pictures = renditions.filter((r) => r.status === 'ready' && r.width > 0 && r.height > 0);
+    if (pictures.length === 0 && all.some((r) => r.width > 0)) throw forbidden('playback_restricted', `This playback token allows pictures up to ${cap}p, and the video has none that small`);
+    const largest = pictures.sort((a, b) => b.width * b.height - a.width * a.height)[0];
+    if (largest) req = cappedImage(req, largest.width / largest.height, cap);
+  }
   try {
     return await renderer.ensureImage({ workspaceId: row.workspace_id, id: row.id, renditions }, req, who);
   } catch (err) {

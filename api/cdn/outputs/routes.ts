@@ -8,6 +8,7 @@ import { loadVideoRow } from '../../../lib/videos/read';
 import type { Deps } from '../../deps';
 import { forbidden, notFound } from '../../errors';
 import { downloadRefusal, restrictedCacheControl, viewerRefusal } from '../../../lib/protection/enforce';
+import { downloadCapRefusal, encryptedFramesRefusal } from '../../../lib/protection/images';
 import { selfOriginsOf } from '../../../lib/protection/restriction';
 import { cacheControl } from '../files';
 import { viewerOf } from '../protected';
@@ -30,7 +31,7 @@ export function outputCdnRoutes(r: Router, deps: Deps, meter: BandwidthMeter): v
   r.get(`${base}*rest`, async (ctx: ParameterizedContext, next: Next) => {
     const parsed = parseOutputPath(ctx.path.slice(base.length));
     if (!parsed) return next();
-    if (parsed.path.kind === 'thumbnail' && parsed.path.ext === 'jpg' && Object.keys(ctx.query).length === 0) return next();
+    const poster = parsed.path.kind === 'thumbnail' && parsed.path.ext === 'jpg' && Object.keys(ctx.query).length === 0;
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges, ETag, Content-Disposition, Retry-After, X-Render-Cache');
     ctx.set('Cache-Control', 'no-store');
@@ -42,6 +43,14 @@ export function outputCdnRoutes(r: Router, deps: Deps, meter: BandwidthMeter): v
     if (video.status !== 'ready') throw notFound('Video');
     const refused = viewerRefusal(video, grant, viewerOf(ctx), self) ?? (parsed.path.kind === 'download' ? downloadRefusal(video, grant) : null);
     if (refused) throw forbidden('playback_restricted', refused);
+    // SPEC §20 on pictures (docs/protection.md, "Downloads and images"): an encrypted video's
+    // frames need a token, as its key does; a capped token's images are rendered within its cap.
+    const frames = parsed.path.kind === 'thumbnail' || parsed.path.kind === 'animated' || (parsed.path.kind === 'storyboard' && parsed.path.ext === 'jpg');
+    const hidden = frames ? encryptedFramesRefusal(video, grant) : null;
+    if (hidden) throw forbidden('forbidden', hidden);
+    // The pipeline's poster is a plain file of the HLS route, unless it must be rendered within a
+    // cap (an audio-only video's is its waveform, not a frame: no cap applies).
+    if (poster && (grant?.maxResolution === undefined || video.audio_layout === 'audio_only')) return next();
     const allowance = exceededAllowance(video.plan, video.bandwidth_bytes + meter.pending(video.workspace_id, video.month));
     if (allowance !== undefined) {
       throw forbidden('bandwidth_quota_exceeded', `The workspace has used its ${video.plan} plan's monthly bandwidth of ${allowance} bytes`);
@@ -61,6 +70,10 @@ export function outputCdnRoutes(r: Router, deps: Deps, meter: BandwidthMeter): v
       case 'download': {
         const st = await deps.db('static_renditions').where({ video_id: video.id, name: p.name, status: 'ready' }).first();
         if (!st) throw notFound('Download');
+        if (grant?.maxResolution !== undefined) {
+          const over = downloadCapRefusal(await deps.db('renditions').where({ video_id: video.id }).select('name', 'width', 'height', 'status'), p.name, grant);
+          if (over) throw forbidden('playback_restricted', over);
+        }
         const filename = `${row.title.replace(/[^\p{L}\p{N} ._-]/gu, '_').slice(0, 100) || 'video'}-${p.name}`;
         return serveObject(ctx, deps, meter, video, outputKeys.staticFile(ws, video.id, p.name), {
           contentType: p.name.endsWith('.m4a') ? 'audio/mp4' : 'video/mp4',
@@ -78,7 +91,7 @@ export function outputCdnRoutes(r: Router, deps: Deps, meter: BandwidthMeter): v
         // A playback token or the workspace's own API key takes the keyed lane: an anonymous
         // burst can never hold every render slot, and budgets apply to anonymous requests only.
         const keyed = !!grant || (await apiKeyAuth(ctx, deps.hot))?.workspaceId === ws;
-        const out = await renderImage(deps, renderer, row, p, ctx.query, { lane: keyed ? 'keyed' : 'anonymous', address: ctx.ip });
+        const out = await renderImage(deps, renderer, row, p, ctx.query, { lane: keyed ? 'keyed' : 'anonymous', address: ctx.ip }, grant?.maxResolution);
         return serveObject(ctx, deps, meter, video, out.key, { contentType: out.contentType, cacheControl: cache('thumbnail'), headers: { 'X-Render-Cache': out.cache } });
       }
     }

@@ -72,7 +72,8 @@ export function VideosPage() {
         {data?.data.map((v) => (
           <li key={v.id} class="video-card" data-video-id={v.id}>
             <div class="thumb" aria-hidden="true">
-              {v.thumbnail_url && v.visibility !== 'private' ? <img src={v.thumbnail_url} alt="" loading="lazy" /> : <span>{v.status === 'failed' ? '!' : '…'}</span>}
+              {/* Private and encrypted videos' images need a token (docs/protection.md): no broken image. */}
+              {v.thumbnail_url && v.visibility !== 'private' && v.encryption !== 'aes-128' ? <img src={v.thumbnail_url} alt="" loading="lazy" /> : <span>{v.status === 'failed' ? '!' : '…'}</span>}
             </div>
             <div class="meta">
               <Link to={`/videos/${v.id}`}>{v.title}</Link>

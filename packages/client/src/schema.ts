@@ -663,7 +663,7 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Set the workspace's default codecs, taken by videos created without `codecs` (new videos only) */
+        /** Set the workspace's default codecs, taken by videos created without `codecs` (new videos only; owners: a member's session gets 403 `owner_required`) */
         patch: operations["updateEncodingDefaults"];
         trace?: never;
     };
@@ -1857,6 +1857,8 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             last_used_at: string | null;
+            /** @description The person who made it (a dashboard session, or the maker of the key that made it); null for keys made with the admin CLI. A member may revoke only their own */
+            created_by: string | null;
         };
         CreatedApiKey: {
             id: string;
@@ -1870,6 +1872,8 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             last_used_at: string | null;
+            /** @description The person who made it (a dashboard session, or the maker of the key that made it); null for keys made with the admin CLI. A member may revoke only their own */
+            created_by: string | null;
             /**
              * @description Shown in this answer only
              * @example vhk_…
@@ -6982,6 +6986,7 @@ export interface operations {
                         mp4_support?: "none" | "capped_1080p" | "audio_only";
                         passthrough?: string;
                     };
+                    /** @description Where each broadcast is also pushed (RTMP/RTMPS). Setting or changing them is an owner's (a member's session: 403 `owner_required`; a member may create a stream with none) */
                     simulcast_targets?: {
                         url: string;
                         stream_key?: string;
@@ -7313,6 +7318,7 @@ export interface operations {
                         mp4_support?: "none" | "capped_1080p" | "audio_only";
                         passthrough?: string;
                     };
+                    /** @description Where each broadcast is also pushed (RTMP/RTMPS). Setting or changing them is an owner's (a member's session: 403 `owner_required`; a member may create a stream with none) */
                     simulcast_targets?: {
                         url: string;
                         stream_key?: string;
