@@ -1,7 +1,17 @@
 # syntax=docker/dockerfile:1
-# Image for the API and the Temporal workers (same image, different command; see docker-compose.yml
-# and deploy/helm/vidhost). The TypeScript is compiled in a build stage; the runtime runs plain
-# JavaScript with node (no tsx, no compiler, no dev dependencies).
+# Image for the API, the Temporal workers and live ingest (same image, different command; see
+# docker-compose.yml and deploy/helm/vidhost). The TypeScript is compiled in a build stage; the
+# runtime runs plain JavaScript with node (no tsx, no compiler, no dev dependencies). Live ingest
+# is the media server (`node dist/workers/media-server.js`, RTMP) and the live edge `vidhost-edge`
+# (Go, built from ingest/ in its own stage: SRT, WHIP/WHEP, LL-HLS; docs/live.md).
+
+# The live edge: one static Go binary from the ingest/ module (ingest/cmd/vidhost-edge).
+FROM golang:1.26-bookworm AS edge
+WORKDIR /src/ingest
+COPY ingest/go.mod ingest/go.sum ./
+RUN go mod download
+COPY ingest/ ./
+RUN CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o /out/vidhost-edge ./cmd/vidhost-edge
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
@@ -29,9 +39,14 @@ COPY --from=build /app/sdk ./sdk
 COPY --from=build /app/api/openapi/reference.js ./api/openapi/
 COPY --from=build /app/dashboard ./dashboard
 RUN mkdir -p /app/data && chown node:node /app/data
+# The live edge (it runs ffmpeg from the PATH to republish SRT/WHIP feeds to the media server).
+COPY --from=edge /out/vidhost-edge /usr/local/bin/vidhost-edge
+ENV LIVE_EDGE_PATH=/usr/local/bin/vidhost-edge
 
 USER node
 ENV HOST=0.0.0.0 PORT=3000
-EXPOSE 3000
+# 3000 the API; live ingest: 1935/tcp RTMP, 8890/udp SRT, 8189/udp WebRTC, 8889/tcp the edge's
+# internal HTTP API (keep it off the public network).
+EXPOSE 3000 1935 8890/udp 8189/udp 8889
 # node itself is PID 1's child of nothing: SIGTERM reaches the app directly and it drains.
 CMD ["node", "dist/api/server.js"]

@@ -58,3 +58,20 @@ export function redactUrl(url: string): string {
   if (q < 0) return redactPath(url);
   return `${redactPath(url.slice(0, q))}?${redactQuery(url.slice(q + 1))}`;
 }
+
+/**
+ * `text` with every occurrence of each secret (as is and URL-encoded) replaced by `[redacted]`,
+ * longest first: for messages that quote a credential, e.g. ffmpeg's stderr naming the simulcast
+ * target URL with a third party's stream key in it (issue 33 row 5).
+ */
+export function redactSecrets(text: string, secrets: ReadonlyArray<string | null | undefined>): string {
+  const forms = new Set<string>();
+  for (const s of secrets) {
+    if (!s) continue;
+    forms.add(s);
+    forms.add(encodeURIComponent(s));
+  }
+  let out = text;
+  for (const f of [...forms].sort((a, b) => b.length - a.length)) out = out.split(f).join(REDACTED);
+  return out;
+}

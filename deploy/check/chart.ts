@@ -35,6 +35,13 @@ export const SCENARIOS: Record<string, Record<string, string>> = {
     'secrets.TEMPORAL_API_KEY': 'key',
   },
   'self-hosted Temporal, mTLS': { 'temporal.tls.enabled': 'true', 'temporal.tls.secretName': 'temporal-client', 'temporal.tls.serverName': 'temporal' },
+  'live ingest (media server + vidhost-edge)': {
+    'live.enabled': 'true',
+    'workers.live.enabled': 'true',
+    'live.publicHost': 'live.example.com',
+    'live.webrtcAnnounce': '203.0.113.10',
+    'live.service.loadBalancerIP': '203.0.113.10',
+  },
   'live workers, existing Secret, MinIO': {
     'workers.live.enabled': 'true',
     existingSecret: 'vidhost-prod',

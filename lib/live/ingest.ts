@@ -9,9 +9,10 @@ import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { listen, type Listener } from '../pg/listen';
 import { disconnectedSignal, liveWorkflowId } from '../../workflows/live/defs';
+import { FeedBounds, type FlvPacket } from './bounds';
 import { LIVE_CONTROL_CHANNEL, parseDrop } from './control';
 import { internalPath } from './keys';
-import { checkStreamKey, startKeyCheckServer } from './key-check';
+import { checkStreamKey, releaseReservation, startKeyCheckServer } from './key-check';
 import { routeNmsLogs } from './nmsLog';
 import { signalConnected } from './workflow';
 
@@ -27,6 +28,7 @@ interface NmsSession {
 interface NmsBroadcast {
   publisher: NmsSession | null;
   publishGraceMs: number;
+  broadcastMessage: (packet: FlvPacket) => void;
 }
 interface NmsContext {
   broadcasts: Map<string, NmsBroadcast>;
@@ -76,6 +78,43 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
   nmsLogger.level = config.logLevel === 'debug' || config.logLevel === 'trace' ? 'debug' : 'error';
   const active: IngestServer['active'] = new Map();
   const bySession = new Map<string, string>();
+  /** Publishers dropped for the input bounds (lib/live/bounds.ts), and why, until their donePublish. */
+  const boundsDrops = new Map<string, string>();
+  /** Each broadcast's current publisher and its bounds; the broadcast's packets pass through `guard`. */
+  const monitors = new WeakMap<NmsBroadcast, { session: NmsSession; bounds: FeedBounds; dropped: boolean }>();
+  let stopped = false;
+
+  /**
+   * Checks every packet the publisher sends against the input bounds before node-media-server
+   * hands it to anyone (the live worker, simulcast): a packet past them is never passed on, and
+   * the publisher is closed with the reason `live_stream.disconnected` then carries.
+   */
+  function guard(bc: NmsBroadcast, s: NmsSession): void {
+    if (!monitors.has(bc)) {
+      const forward = bc.broadcastMessage;
+      bc.broadcastMessage = (packet: FlvPacket) => {
+        // node-media-server's broadcasts outlive a stopped server in the same process (tests).
+        const m = stopped ? undefined : monitors.get(bc);
+        if (m) {
+          if (m.dropped) return;
+          const why = m.bounds.check(packet);
+          if (why) {
+            m.dropped = true;
+            const reason = `input out of bounds: ${why}`;
+            boundsDrops.set(m.session.id, reason);
+            const id = bySession.get(m.session.id);
+            const entry = id ? active.get(id) : undefined;
+            if (entry?.sessionId === m.session.id) entry.dropReason = reason;
+            log.info({ session: m.session.id, liveStreamId: id, reason }, 'live: feed dropped');
+            m.session.close();
+            return;
+          }
+        }
+        forward(packet);
+      };
+    }
+    monitors.set(bc, { session: s, bounds: new FeedBounds(), dropped: false });
+  }
 
   async function admit(s: NmsSession): Promise<void> {
     const protocol = INGEST_APPS.get(s.streamApp);
@@ -83,14 +122,23 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
     const checked = await checkStreamKey(db, active, s.streamName);
     if (!checked.ok) return refuse(log, s, checked.why);
     const row = checked.stream;
-    const bc = Context.broadcasts.get(s.streamPath);
-    if (!bc || bc.publisher !== s) return refuse(log, s, 'publisher gone');
-    // Live workers read the broadcast by stream id: the same broadcast, under a second path.
-    Context.broadcasts.set(internalPath(row.id), bc);
-    active.set(row.id, { sessionId: s.id, session: s });
-    bySession.set(s.id, row.id);
-    await db('live_streams').where({ id: row.id }).update({ encoder_session: s.id });
-    await signalConnected(temporal, config, row.id, row.workspace_id, { sessionId: s.id, protocol });
+    try {
+      const bc = Context.broadcasts.get(s.streamPath);
+      if (!bc || bc.publisher !== s) {
+        await releaseReservation(db, row.id);
+        return refuse(log, s, 'publisher gone');
+      }
+      // Live workers read the broadcast by stream id: the same broadcast, under a second path.
+      Context.broadcasts.set(internalPath(row.id), bc);
+      active.set(row.id, { sessionId: s.id, session: s });
+      bySession.set(s.id, row.id);
+      await db('live_streams').where({ id: row.id }).update({ encoder_session: s.id });
+      await signalConnected(temporal, config, row.id, row.workspace_id, { sessionId: s.id, protocol });
+    } catch (err) {
+      // Not admitted after all: the plan's slot the check reserved is free again.
+      await releaseReservation(db, row.id).catch(() => undefined);
+      throw err;
+    }
     log.info({ liveStreamId: row.id, session: s.id, ip: s.ip }, 'live: encoder connected');
   }
 
@@ -105,12 +153,15 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
     if (bc?.publisher && bc.publisher !== s) return;
     // No grace period: a disconnect is reported at once; reconnects are the workflow's business.
     if (bc) bc.publishGraceMs = 0;
+    if (bc) guard(bc, s);
     void admit(s).catch((err) => {
       log.error({ err }, 'live: admission failed');
       s.close();
     });
   });
   on('donePublish', (s: NmsSession) => {
+    const boundsReason = boundsDrops.get(s.id);
+    boundsDrops.delete(s.id);
     const id = bySession.get(s.id);
     if (!id) return;
     bySession.delete(s.id);
@@ -119,8 +170,10 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
       active.delete(id);
       Context.broadcasts.delete(internalPath(id));
     }
-    const reason = entry?.dropReason ?? 'encoder disconnected';
-    void db('live_streams').where({ id, encoder_session: s.id }).update({ encoder_session: null }).catch(() => undefined);
+    const reason = entry?.dropReason ?? boundsReason ?? 'encoder disconnected';
+    // The encoder's hold on the plan's slot ends with it; a broadcast it started holds the slot
+    // until idle (active_video_id).
+    void db('live_streams').where({ id, encoder_session: s.id }).update({ encoder_session: null, broadcast_reserved_at: null }).catch(() => undefined);
     void temporal.workflow
       .getHandle(liveWorkflowId(id))
       .signal(disconnectedSignal, { sessionId: s.id, reason })
@@ -165,6 +218,7 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
     rtmpPort: config.live.rtmpPort,
     active,
     async stop() {
+      stopped = true;
       // node-media-server keeps one event emitter per process: a later server must not run these.
       for (const [event, f] of handlers) Context.eventEmitter.off(event, f);
       await listener.close();

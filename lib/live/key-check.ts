@@ -12,18 +12,51 @@ export type RefusalCode = 'bad_key' | 'unknown' | 'disabled' | 'busy' | 'plan_li
 
 export type KeyCheck = { ok: true; stream: { id: string; workspace_id: string } } | { ok: false; code: RefusalCode; why: string };
 
-/** Unknown or disabled key, a stream that already has a publisher, or a plan at its concurrent broadcasts → refused. */
+/**
+ * How long a reservation made at the key check holds on its own: from there the media server's
+ * `encoder_session` (set as the encoder is admitted) and the broadcast's recording
+ * (`active_video_id`, set as the workflow starts it, cleared at idle) hold the slot. An SRT caller
+ * that passed the gateway's check but never reached the media server frees it after this.
+ */
+export const RESERVATION_SECONDS = 30;
+
+/**
+ * Unknown or disabled key, a stream that already has a publisher, or a plan at its concurrent
+ * broadcasts → refused. The plan's slot is reserved atomically here (issue 33 row 4): the check
+ * holds the workspace's row lock while it counts the streams that broadcast or hold a reservation
+ * and stamps this stream's `broadcast_reserved_at`, so encoders connecting at the same moment are
+ * counted one after another. `releaseReservation` frees it when the encoder is refused later.
+ */
 export async function checkStreamKey(db: Db, publishing: ReadonlyMap<string, unknown>, key: string): Promise<KeyCheck> {
   if (!STREAM_KEY_RE.test(key)) return { ok: false, code: 'bad_key', why: 'not a stream key' };
   const row = await db('live_streams').where({ stream_key_hash: hashStreamKey(key) }).whereNull('deleted_at').first('id', 'workspace_id', 'disabled');
   if (!row) return { ok: false, code: 'unknown', why: 'unknown stream key' };
   if (row.disabled) return { ok: false, code: 'disabled', why: 'live stream disabled' };
   if (publishing.has(row.id)) return { ok: false, code: 'busy', why: 'the stream already has a publisher' };
-  const ws = await db('workspaces').where({ id: row.workspace_id }).first('plan');
-  const limit = limitsOf(ws?.plan ?? 'free').liveBroadcasts;
-  const [{ n }] = await db('live_streams').where({ workspace_id: row.workspace_id }).whereNot({ status: 'idle' }).whereNot({ id: row.id }).whereNull('deleted_at').count('* as n');
-  if (Number(n) >= limit) return { ok: false, code: 'plan_limit', why: `the plan allows ${limit} broadcast(s) at once` };
-  return { ok: true, stream: { id: row.id, workspace_id: row.workspace_id } };
+  return db.transaction(async (tx): Promise<KeyCheck> => {
+    const ws = await tx('workspaces').where({ id: row.workspace_id }).forUpdate().first('plan');
+    const limit = limitsOf(ws?.plan ?? 'free').liveBroadcasts;
+    const [{ n }] = await tx('live_streams')
+      .where({ workspace_id: row.workspace_id })
+      .whereNot({ id: row.id })
+      .whereNull('deleted_at')
+      .where((q) =>
+        q
+          .whereNot({ status: 'idle' })
+          .orWhereNotNull('active_video_id')
+          .orWhereNotNull('encoder_session')
+          .orWhereRaw(`broadcast_reserved_at > now() - make_interval(secs => ?)`, [RESERVATION_SECONDS]),
+      )
+      .count('* as n');
+    if (Number(n) >= limit) return { ok: false, code: 'plan_limit', why: `the plan allows ${limit} broadcast(s) at once` };
+    await tx('live_streams').where({ id: row.id }).update({ broadcast_reserved_at: tx.fn.now() });
+    return { ok: true, stream: { id: row.id, workspace_id: row.workspace_id } };
+  });
+}
+
+/** An admitted encoder was refused or left before its broadcast began: its slot is free again. */
+export async function releaseReservation(db: Db, liveStreamId: string): Promise<void> {
+  await db('live_streams').where({ id: liveStreamId }).update({ broadcast_reserved_at: null });
 }
 
 /**

@@ -92,17 +92,31 @@ export function parsePublicUrl(text: string, schemes: readonly string[] = ['http
   return url;
 }
 
-/** Resolves a URL's host and refuses it when any of its addresses is not allowed (`schemes`: live's simulcast targets are rtmp/rtmps). */
-export async function assertPublicUrl(text: string, allowLoopback = false, schemes?: readonly string[]): Promise<URL> {
+/** A resolver: every address of a name (injectable, so tests can answer as a rebinding DNS server would). */
+export type Lookup = (host: string) => Promise<Array<{ address: string }>>;
+const systemLookup: Lookup = (host) => dns.promises.lookup(host, { all: true });
+
+/**
+ * Resolves a URL's host once and refuses it when any of its addresses is not allowed; returns
+ * the checked address to connect to. A caller that connects to `address` (not to the name, which
+ * would be resolved again) cannot be rebound to another address between check and connect.
+ */
+export async function resolvePublicUrl(text: string, allowLoopback = false, schemes?: readonly string[], lookup: Lookup = systemLookup): Promise<{ url: URL; address: string }> {
   const url = parsePublicUrl(text, schemes);
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const addrs = net.isIP(host) ? [{ address: host }] : await dns.promises.lookup(host, { all: true }).catch(() => {
+  const addrs = net.isIP(host) ? [{ address: host }] : await lookup(host).catch(() => {
     throw new UrlNotAllowedError(`the host ${host} does not resolve`);
   });
+  if (!addrs.length) throw new UrlNotAllowedError(`the host ${host} does not resolve`);
   for (const a of addrs) {
     if (!isAllowedAddress(a.address, allowLoopback)) throw new UrlNotAllowedError(`the host ${host} resolves to a non-public address`);
   }
-  return url;
+  return { url, address: addrs[0].address };
+}
+
+/** Resolves a URL's host and refuses it when any of its addresses is not allowed (`schemes`: live's simulcast targets are rtmp/rtmps). */
+export async function assertPublicUrl(text: string, allowLoopback = false, schemes?: readonly string[]): Promise<URL> {
+  return (await resolvePublicUrl(text, allowLoopback, schemes)).url;
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
+import { parse } from 'yaml';
 import { newVideoUuid } from '../../lib/ids';
 import { startStack, type Stack } from '../support/stack';
 
@@ -145,5 +146,21 @@ describe('docker-compose.yml', () => {
     assert.match(full, /S3_PUBLIC_ENDPOINT: http:\/\/localhost:9000/);
     // Metrics ports published on the host's loopback only (docker-compose v1 and v2 spellings).
     for (const p of [9463, 9464]) assert.match(full, new RegExp(`127\\.0\\.0\\.1:${p}:${p}|host_ip: 127\\.0\\.0\\.1\\n(?:\\s+\\w+: .*\\n){0,3}\\s+published: "?${p}"?`), `metrics port ${p}`);
+  });
+
+  it('runs live ingest: the media server (RTMP) and vidhost-edge (SRT, WebRTC) on its network, the UDP ports published', async function () {
+    this.timeout(60_000);
+    const { stdout } = await run('docker-compose', ['-f', path.join(root, 'docker-compose.yml'), 'config'], { cwd: root });
+    const doc = parse(stdout) as { services: Record<string, { command?: string[]; network_mode?: string; ports?: Array<string | { target: number; published: number | string; protocol?: string }>; environment?: Record<string, string> }> };
+    const media = doc.services['media-server'];
+    const edge = doc.services.edge;
+    assert.deepEqual(media.command, ['node', 'dist/workers/media-server.js']);
+    assert.deepEqual(edge.command, ['vidhost-edge']);
+    assert.equal(edge.network_mode, 'service:media-server', 'the edge reaches the key check and the media server on loopback');
+    const ports = (media.ports ?? []).map((p) => (typeof p === 'string' ? p : `${p.published}:${p.target}${p.protocol && p.protocol !== 'tcp' ? `/${p.protocol}` : ''}`));
+    for (const p of ['1935:1935', '8890:8890/udp', '8189:8189/udp']) assert.ok(ports.includes(p), `${p} in ${ports}`);
+    assert.equal(doc.services.worker.environment?.WORKER_ROLES, 'workflow,transcode,live');
+    assert.equal(doc.services.worker.environment?.LIVE_MEDIA_INTERNAL_URL, 'rtmp://media-server:1935');
+    assert.equal(doc.services.api.environment?.LIVE_EDGE_INTERNAL_URL, 'http://media-server:8889');
   });
 });

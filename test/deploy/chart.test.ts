@@ -49,7 +49,8 @@ describe('Helm chart (deploy/helm/vidhost): lint, render, offline schema validat
           assert.deepEqual(c.securityContext.capabilities.drop, ['ALL']);
           assert.ok(c.resources.requests.cpu && c.resources.requests.memory, `${o.metadata.name} has requests`);
           assert.ok(c.volumeMounts.some((m: { mountPath: string }) => m.mountPath === '/tmp'), 'ffmpeg scratch is writable');
-          assert.match(c.command.join(' '), /^node dist\//, 'the compiled runtime, not tsx');
+          // The compiled runtime, not tsx; or the live edge's Go binary, built into the image.
+          assert.match(c.command.join(' '), c.name === 'edge' ? /^vidhost-edge$/ : /^node dist\//, o.metadata.name);
         }
       }
     }
@@ -128,5 +129,46 @@ describe('Helm chart (deploy/helm/vidhost): lint, render, offline schema validat
       assert.ok(Number(o.metadata.annotations?.['helm.sh/hook-weight']) < Number(job.metadata.annotations?.['helm.sh/hook-weight']));
     }
     assert.equal(podOf(job)!.spec.serviceAccountName, undefined, 'a pre-install hook cannot use the chart\'s own ServiceAccount');
+  });
+
+  it('live ingest: the media server and vidhost-edge in one pod, RTMP/SRT/WebRTC as Services, probes, env from the values', () => {
+    assert.equal(byKind(rendered.defaults, 'Deployment').filter((d) => d.metadata.name.endsWith('-live-ingest')).length, 0, 'off by default');
+    const objs = rendered['live ingest (media server + vidhost-edge)'];
+    const dep = named(objs, 'Deployment', 'vh-vidhost-live-ingest');
+    assert.equal(dep.spec?.replicas, 1, 'one media server: it knows which encoder publishes where');
+    assert.deepEqual(dep.spec?.strategy, { type: 'Recreate' });
+    const [media, edge] = podOf(dep)!.spec.containers;
+    assert.deepEqual(media.command, ['node', 'dist/workers/media-server.js']);
+    assert.deepEqual(edge.command, ['vidhost-edge']);
+    const ports = (c: Record<string, any>) => Object.fromEntries(c.ports.map((p: { name: string; containerPort: number; protocol: string }) => [p.name, `${p.containerPort}/${p.protocol}`]));
+    assert.deepEqual(ports(media), { rtmp: '1935/TCP' });
+    assert.deepEqual(ports(edge), { srt: '8890/UDP', webrtc: '8189/UDP', 'edge-http': '8889/TCP' });
+    for (const c of [media, edge]) for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) assert.ok(c[probe], `${c.name} has a ${probe}`);
+    assert.equal(media.readinessProbe.tcpSocket.port, 'rtmp');
+    assert.equal(edge.readinessProbe.httpGet.path, '/healthz');
+    assert.equal(edge.livenessProbe.httpGet.port, 'edge-http');
+    const env = (c: Record<string, any>) => Object.fromEntries(c.env.map((e: { name: string; value: string }) => [e.name, e.value]));
+    assert.equal(env(media).LIVE_INGEST_HOST, '0.0.0.0');
+    assert.equal(env(edge).LIVE_MEDIA_INTERNAL_URL, 'rtmp://127.0.0.1:1935', 'the edge republishes to the media server in its pod');
+    assert.equal(env(edge).LIVE_EDGE_HTTP_HOST, '0.0.0.0');
+
+    const pub = named(objs, 'Service', 'vh-vidhost-live').spec as { type: string; loadBalancerIP: string; externalTrafficPolicy: string; ports: Array<{ name: string; port: number; protocol: string }> };
+    assert.equal(pub.type, 'LoadBalancer');
+    assert.equal(pub.loadBalancerIP, '203.0.113.10');
+    assert.equal(pub.externalTrafficPolicy, 'Local');
+    assert.deepEqual(pub.ports.map((p) => `${p.name} ${p.port}/${p.protocol}`), ['rtmp 1935/TCP', 'srt 8890/UDP', 'webrtc 8189/UDP']);
+    const internal = named(objs, 'Service', 'vh-vidhost-live-internal').spec as { type: string; ports: Array<{ name: string; port: number }> };
+    assert.equal(internal.type, 'ClusterIP');
+    assert.deepEqual(internal.ports.map((p) => `${p.name} ${p.port}`), ['rtmp 1935', 'edge-http 8889']);
+
+    const cm = named(objs, 'ConfigMap', 'vh-vidhost').data as Record<string, string>;
+    assert.equal(cm.LIVE_MEDIA_INTERNAL_URL, 'rtmp://vh-vidhost-live-internal:1935', 'live workers read feeds through the internal Service');
+    assert.equal(cm.LIVE_EDGE_INTERNAL_URL, 'http://vh-vidhost-live-internal:8889');
+    assert.equal(cm.LIVE_PUBLIC_INGEST_HOST, 'live.example.com');
+    assert.equal(cm.LIVE_WEBRTC_ANNOUNCE, '203.0.113.10');
+    assert.equal(cm.LIVE_WEBRTC_UDP_PORT, '8189');
+    assert.equal(cm.LIVE_SRT_PORT, '8890');
+    const roles = byKind(objs, 'Deployment').map((d) => podOf(d)!.spec.containers[0].env?.find((e: { name: string }) => e.name === 'WORKER_ROLES')?.value);
+    assert.ok(roles.includes('live'), 'the live workers run');
   });
 });
