@@ -1,4 +1,4 @@
-module github.com/vidhost/vidhost/ingest/srt-gateway
+module github.com/vidhost/vidhost/ingest
 
 go 1.22
 
