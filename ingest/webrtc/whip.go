@@ -25,16 +25,16 @@ type publisher struct {
 	stream *core.Stream // nil when the key check gave no live stream id
 	pub    *core.Publisher
 
-	mu         sync.Mutex
-	closed     bool
-	done       chan struct{}
-	videoSSRC  uint32
-	lastPLI    time.Time
-	tracks     []*pion.TrackRemote
-	republish  *republisher
-	connected  chan struct{}
-	connOnce   sync.Once
-	endedWhy   string
+	mu        sync.Mutex
+	closed    bool
+	done      chan struct{}
+	videoSSRC uint32
+	lastPLI   time.Time
+	tracks    []*pion.TrackRemote
+	republish *republisher
+	connected chan struct{}
+	connOnce  sync.Once
+	endedWhy  string
 }
 
 var statusOfRefusal = map[string]int{
