@@ -93,11 +93,12 @@ describe('live: SRT in (the live edge), HLS out, recorded', function () {
     await waitFor('idle', async () => (await s.get(`/v1/live-streams/${created.id}`).expect(200)).body.status === 'idle', 30_000);
   });
 
-  it("the edge answers /healthz, and the edge's own Go tests pass (SRT streamid forms, input-rate bound, rejection codes; key check; WHIP/WHEP; LL-HLS)", async function () {
+  it("the edge answers /healthz, and the edge's own Go tests pass (SRT streamid forms, input-rate bound, rejection codes; key check; stream core; WHIP/WHEP with a pion publisher and viewers, hostile offers; LL-HLS from an ffmpeg PUT)", async function () {
+    this.timeout(360_000);
     assert.equal((await fetch(`${gw.httpUrl}/healthz`)).status, 200);
     const go = findGo();
     if (!go) this.skip();
-    const r = await run(go!, ['test', './...'], { cwd: path.join(repoRoot, 'ingest'), env: { ...process.env, GOFLAGS: '-mod=mod -buildvcs=false' }, timeoutMs: 110_000 });
+    const r = await run(go!, ['test', './...'], { cwd: path.join(repoRoot, 'ingest'), env: { ...process.env, GOFLAGS: '-mod=mod -buildvcs=false' }, timeoutMs: 340_000 });
     assert.equal(r.code, 0, `${r.stdout}${r.stderr}`);
   });
 });

@@ -1,7 +1,7 @@
 // vidhost-edge: the live edge of vidhost (SPEC §17, §22; docs/live.md; EDGE-CONTRACT.md) — one
 // binary with a package per protocol over one stream core (ingest/core): SRT ingest (ingest/srt),
-// WHIP ingest and WHEP playback (ingest/webrtc), and the internal HTTP API (ingest/httpapi) on
-// LIVE_EDGE_HTTP_PORT.
+// WHIP ingest and WHEP playback (ingest/webrtc), the LL-HLS packager (ingest/hls), and the
+// internal HTTP API (ingest/httpapi) on LIVE_EDGE_HTTP_PORT.
 package main
 
 import (
@@ -17,6 +17,7 @@ import (
 
 	"github.com/vidhost/vidhost/ingest/config"
 	"github.com/vidhost/vidhost/ingest/core"
+	"github.com/vidhost/vidhost/ingest/hls"
 	"github.com/vidhost/vidhost/ingest/httpapi"
 	"github.com/vidhost/vidhost/ingest/keycheck"
 	"github.com/vidhost/vidhost/ingest/srt"
@@ -45,7 +46,8 @@ func main() {
 	if err != nil {
 		log.Fatalf("listen on http://%s: %v", cfg.HTTPAddr, err)
 	}
-	routes := append(rtc.Routes(), httpapi.StreamsRoute(reg))
+	packager := hls.New(reg, hls.Options{})
+	routes := append(append(rtc.Routes(), packager.Routes()...), httpapi.StreamsRoute(reg))
 	httpServer := &http.Server{Handler: httpapi.Handler(routes...), ReadHeaderTimeout: 10 * time.Second}
 
 	done := make(chan error, 2)
@@ -62,6 +64,7 @@ func main() {
 		cancel()
 		srtServer.Close()
 		rtc.Close()
+		packager.Close()
 		log.Printf("stopped")
 	case err := <-done:
 		if errors.Is(err, http.ErrServerClosed) {
