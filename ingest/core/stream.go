@@ -75,6 +75,15 @@ func (s *Stream) Unpublish(p *Publisher) []Reader {
 	return dropped
 }
 
+// SetTracks sets p's tracks once they are known (if p is still the source).
+func (s *Stream) SetTracks(p *Publisher, tracks []Track) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pub == p {
+		p.Tracks = tracks
+	}
+}
+
 // Tracks are the publisher's tracks (nil without one).
 func (s *Stream) Tracks() []Track {
 	s.mu.Lock()

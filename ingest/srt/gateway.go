@@ -19,6 +19,7 @@ import (
 	srt "github.com/datarhei/gosrt"
 
 	"github.com/vidhost/vidhost/ingest/config"
+	"github.com/vidhost/vidhost/ingest/core"
 	"github.com/vidhost/vidhost/ingest/keycheck"
 )
 
@@ -27,6 +28,7 @@ type Server struct {
 	cfg   config.Config
 	ln    srt.Listener
 	check *keycheck.Client
+	reg   *core.Registry // nil: no stream health
 	wg    sync.WaitGroup
 
 	mu         sync.Mutex
@@ -34,13 +36,14 @@ type Server struct {
 }
 
 // Listen binds cfg.SRTAddr (UDP).
-func Listen(cfg config.Config, check *keycheck.Client) (*Server, error) {
+// A caller's stream is measured in reg (GET /streams) when the key check names its live stream.
+func Listen(cfg config.Config, check *keycheck.Client, reg *core.Registry) (*Server, error) {
 	c := srt.DefaultConfig()
 	ln, err := srt.Listen("srt", cfg.SRTAddr, c)
 	if err != nil {
 		return nil, err
 	}
-	return &Server{cfg: cfg, ln: ln, check: check, publishing: map[string]bool{}}, nil
+	return &Server{cfg: cfg, ln: ln, check: check, reg: reg, publishing: map[string]bool{}}, nil
 }
 
 // Close stops listening and ends every caller's session.
@@ -112,7 +115,8 @@ func (g *Server) handle(req srt.ConnRequest) {
 		return
 	}
 	defer g.release(key)
-	if why, reason := g.admit(key); reason != 0 {
+	liveStreamID, why, reason := g.admit(key)
+	if reason != 0 {
 		log.Printf("%s: rejected: %s", peer, why)
 		req.Reject(reason)
 		return
@@ -124,21 +128,26 @@ func (g *Server) handle(req srt.ConnRequest) {
 	}
 	defer conn.Close()
 	log.Printf("%s: publishing (socket %d)", peer, conn.SocketId())
-	why := g.forward(conn, key)
+	var m *meter
+	if g.reg != nil && liveStreamID != "" {
+		m = newMeter(g.reg, liveStreamID)
+		defer m.close()
+	}
+	why = g.forward(conn, key, m)
 	log.Printf("%s: publish ended: %s", peer, why)
 }
 
 // admit asks the media server whether the key may publish now (lib/live/key-check.ts).
-func (g *Server) admit(key string) (string, srt.RejectionReason) {
-	_, err := g.check.Check(context.Background(), key, "srt")
+func (g *Server) admit(key string) (string, string, srt.RejectionReason) {
+	a, err := g.check.Check(context.Background(), key, "srt")
 	if err == nil {
-		return "", 0
+		return a.LiveStreamID, "", 0
 	}
 	var refused *keycheck.Refused
 	if errors.As(err, &refused) {
-		return refused.Reason, rejection(refused.Code)
+		return "", refused.Reason, rejection(refused.Code)
 	}
-	return err.Error(), srt.REJX_DOWN
+	return "", err.Error(), srt.REJX_DOWN
 }
 
 // rejection maps the media server's refusal to the SRT access-control code an encoder shows.
@@ -169,7 +178,7 @@ func remuxArgs(rtmpBase, key string) []string {
 }
 
 // forward pipes the caller's data into the remuxer until either side ends; it returns why.
-func (g *Server) forward(conn srt.Conn, key string) string {
+func (g *Server) forward(conn srt.Conn, key string, m *meter) string {
 	cmd := exec.Command(g.cfg.FFmpeg, remuxArgs(g.cfg.MediaURL, key)...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -184,7 +193,11 @@ func (g *Server) forward(conn srt.Conn, key string) string {
 	go func() { exited <- cmd.Wait() }()
 
 	readErr := make(chan string, 1)
-	go func() { readErr <- g.copyBounded(conn, stdin) }()
+	var w io.Writer = stdin
+	if m != nil {
+		w = io.MultiWriter(stdin, m)
+	}
+	go func() { readErr <- g.copyBounded(conn, w) }()
 
 	var why string
 	select {

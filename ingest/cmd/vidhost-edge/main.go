@@ -34,7 +34,7 @@ func main() {
 	check := keycheck.New(cfg.CheckURL)
 	reg := core.NewRegistry()
 
-	srtServer, err := srt.Listen(cfg, check)
+	srtServer, err := srt.Listen(cfg, check, reg)
 	if err != nil {
 		log.Fatalf("listen on srt://%s: %v", cfg.SRTAddr, err)
 	}
