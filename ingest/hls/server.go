@@ -52,6 +52,9 @@ type rendition struct {
 	ingest   *ingest // the PUT feeding it (nil between ingests)
 	timer    *time.Timer
 	dropped  bool
+
+	mvMu      sync.Mutex
+	mvPending *fetch // a wait for the muxer's multivariant playlist under way
 }
 
 // New is a packager with opts' zero values defaulted.
@@ -76,6 +79,7 @@ func (s *Server) Routes() []httpapi.Route {
 	return []httpapi.Route{
 		{Pattern: "PUT /hls/{ls}/{rendition}/ingest", Handler: s.handleIngest},
 		{Pattern: "POST /hls/{ls}/{rendition}/ingest", Handler: s.handleIngest},
+		{Pattern: "GET /hls/{ls}/index.m3u8", Handler: s.handleStreamPlaylist},
 		{Pattern: "GET /hls/{ls}/{rendition}/{file}", Handler: s.handleGet},
 		{Pattern: "DELETE /hls/{ls}", Handler: s.handleDelete},
 	}

@@ -220,3 +220,31 @@ func TestIngestRefusesGarbage(t *testing.T) {
 		t.Fatal("a refused ingest left a muxer")
 	}
 }
+
+// GET /hls/{ls}/index.m3u8 merges the renditions into one multivariant playlist whose URIs
+// resolve under /hls/{ls}/.
+func TestStreamMultivariantPlaylist(t *testing.T) {
+	s, _, h := start(t, Options{Grace: time.Minute})
+	if code, _ := get(t, h.URL+"/hls/ls_m/index.m3u8"); code != 404 {
+		t.Fatalf("before any ingest: %d", code)
+	}
+	pushTS(t, h.URL+"/hls/ls_m/hi/ingest", 20)
+	pushTS(t, h.URL+"/hls/ls_m/lo/ingest", 20)
+	eventually(t, "two muxers", 10*time.Second, func() bool { return s.Renditions() == 2 })
+	var multi string
+	eventually(t, "both renditions in the stream's playlist", 15*time.Second, func() bool {
+		code, b := get(t, h.URL+"/hls/ls_m/index.m3u8")
+		multi = b
+		return code == 200 && strings.Count(b, "#EXT-X-STREAM-INF") == 2
+	})
+	uris := regexp.MustCompile(`(?m)^((hi|lo)/video\w*_stream\.m3u8)$`).FindAllString(multi, -1)
+	audio := regexp.MustCompile(`#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="([^"]+)".*URI="((hi|lo)/[^"]+)"`).FindStringSubmatch(multi)
+	if len(uris) != 2 || audio == nil || strings.Count(multi, "#EXT-X-MEDIA:") != 1 || strings.Count(multi, `AUDIO="`+audio[1]+`"`) != 2 {
+		t.Fatalf("merged playlist:\n%s", multi)
+	}
+	for _, u := range append(uris, audio[2]) {
+		if code, b := get(t, h.URL+"/hls/ls_m/"+u); code != 200 || !strings.Contains(b, "#EXT-X-PART") {
+			t.Fatalf("%s: %d %s", u, code, b)
+		}
+	}
+}
