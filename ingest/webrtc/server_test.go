@@ -119,6 +119,26 @@ func TestWHIPPublishRepublishesAndFansOutToWHEP(t *testing.T) {
 		t.Fatalf("republished streams: %q", out)
 	}
 
+	// The real ffmpeg, with the republisher's own arguments, turns it into FLV with H.264 copied
+	// and AAC (the RTMP URL swapped for stdout, which the protocol allow-list has too).
+	args := republishArgs("rtmp://unused", goodKey, true)
+	args[len(args)-1] = "pipe:1"
+	cmd := exec.Command(ffmpegPath(), args...)
+	in, _ := os.Open(e.capture)
+	defer in.Close()
+	flv := e.capture + ".flv"
+	outFile, _ := os.Create(flv)
+	var stderr strings.Builder
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, outFile, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("ffmpeg %v: %v %s", args, err, stderr.String())
+	}
+	outFile.Close()
+	probe, err := exec.Command(strings.Replace(ffmpegPath(), "ffmpeg", "ffprobe", 1), "-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", flv).CombinedOutput()
+	if got := string(probe); err != nil || !strings.Contains(got, "h264,320,240") || !strings.Contains(got, "aac") {
+		t.Fatalf("republished FLV: %v %q", err, got)
+	}
+
 	// The key is free again.
 	p2, res2, body2 := e.publish(t, goodKey)
 	if p2 == nil {
