@@ -3,6 +3,7 @@ package webrtc
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -287,4 +288,18 @@ func TestWHEPViewersAreBounded(t *testing.T) {
 		t.Fatal(code)
 	}
 	eventually(t, "every viewer dropped with the publisher", 10*time.Second, func() bool { return e.s.Sessions() == 0 && e.reg.Len() == 0 })
+}
+
+// LIVE_WEBRTC_ANNOUNCE's addresses are the answer's host candidates (NAT 1:1), on the one UDP port.
+func TestAnnouncedAddressesAreTheCandidates(t *testing.T) {
+	e := startEdge(t, func(c *config.Config) { c.Announce = []string{"203.0.113.7"} })
+	res, answer := post(t, e.http.URL+"/whip/"+goodKey, "application/sdp", mustOffer(t))
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("%d %s", res.StatusCode, answer)
+	}
+	port := e.s.udp.LocalAddr().(*net.UDPAddr).Port
+	if !strings.Contains(answer, fmt.Sprintf("203.0.113.7 %d typ host", port)) || strings.Contains(answer, "127.0.0.1") {
+		t.Fatalf("candidates in the answer:\n%s", answer)
+	}
+	_ = do(t, http.MethodDelete, e.http.URL+res.Header.Get("Location"))
 }
