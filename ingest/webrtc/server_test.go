@@ -14,6 +14,7 @@ import (
 	"time"
 
 	pion "github.com/pion/webrtc/v4"
+	pmedia "github.com/pion/webrtc/v4/pkg/media"
 
 	"github.com/vidhost/vidhost/ingest/config"
 	"github.com/vidhost/vidhost/ingest/core"
@@ -302,4 +303,73 @@ func TestAnnouncedAddressesAreTheCandidates(t *testing.T) {
 		t.Fatalf("candidates in the answer:\n%s", answer)
 	}
 	_ = do(t, http.MethodDelete, e.http.URL+res.Header.Get("Location"))
+}
+
+// A publisher that goes silent without DELETE (its network gone) is dropped once ICE fails
+// (about 8 s), freeing the key for its reconnect.
+func TestSilentPublisherIsDroppedWhenICEFails(t *testing.T) {
+	e := startEdge(t, nil)
+	media := loadMedia(t)
+	udp, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &pion.MediaEngine{}
+	_ = m.RegisterDefaultCodecs()
+	se := pion.SettingEngine{}
+	se.SetICEUDPMux(pion.NewICEUDPMux(nil, udp))
+	se.SetIncludeLoopbackCandidate(true)
+	pc, err := pion.NewAPI(pion.WithMediaEngine(m), pion.WithSettingEngine(se)).NewPeerConnection(pion.Configuration{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	video, _ := pion.NewTrackLocalStaticSample(pion.RTPCodecCapability{MimeType: pion.MimeTypeH264, ClockRate: 90000}, "video", "cam")
+	_, _ = pc.AddTransceiverFromTrack(video, pion.RTPTransceiverInit{Direction: pion.RTPTransceiverDirectionSendonly})
+	connected := make(chan struct{})
+	pc.OnConnectionStateChange(func(s pion.PeerConnectionState) {
+		if s == pion.PeerConnectionStateConnected {
+			close(connected)
+		}
+	})
+	offer, _ := pc.CreateOffer(nil)
+	gathered := pion.GatheringCompletePromise(pc)
+	_ = pc.SetLocalDescription(offer)
+	<-gathered
+	res, answer := post(t, e.http.URL+"/whip/"+goodKey, "application/sdp", pc.LocalDescription().SDP)
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("%d %s", res.StatusCode, answer)
+	}
+	_ = pc.SetRemoteDescription(pion.SessionDescription{Type: pion.SDPTypeAnswer, SDP: answer})
+	select {
+	case <-connected:
+	case <-time.After(10 * time.Second):
+		t.Fatal("never connected")
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		tick := time.NewTicker(time.Second / 15)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				_ = video.WriteSample(pmedia.Sample{Data: media.aus[i%len(media.aus)], Duration: time.Second / 15})
+			}
+		}
+	}()
+	eventually(t, "the publisher live", 10*time.Second, func() bool {
+		s := e.reg.Get("ls_test")
+		return s != nil && s.Protocol() == "whip"
+	})
+	udp.Close() // the publisher's network is gone: no DTLS close, no DELETE
+	start := time.Now()
+	eventually(t, "the silent publisher dropped", 20*time.Second, func() bool { return e.s.Sessions() == 0 })
+	t.Logf("dropped %v after going silent", time.Since(start).Round(100*time.Millisecond))
+	p, res, body := e.publish(t, goodKey)
+	if p == nil {
+		t.Fatalf("reconnecting: %d %s", res.StatusCode, body)
+	}
 }
