@@ -69,7 +69,7 @@ func Listen(cfg config.Config, check *keycheck.Client, reg *core.Registry) (*Ser
 	// A publisher that vanishes without DELETE (a closed tab, a dead encoder) holds its key until
 	// ICE fails: about 8 s after its last packet (3 s to "disconnected", 5 more to "failed")
 	// rather than pion's 30, so it can come back inside the stream's reconnect window.
-	se.SetICETimeouts(3*time.Second, 5*time.Second, time.Second)
+	se.SetICETimeouts(cfg.ICEDisconnected, cfg.ICEFailed, time.Second)
 	if host, _, _ := net.SplitHostPort(cfg.WebRTCAddr); net.ParseIP(host) != nil && net.ParseIP(host).IsLoopback() {
 		se.SetIncludeLoopbackCandidate(true)
 	}

@@ -246,7 +246,7 @@ func TestWHIPPublisherThatNeverCompletesICEIsFreed(t *testing.T) {
 // WHEP viewers of one stream are bounded (LIVE_WHEP_MAX_VIEWERS, 200): the 201st gets 429; viewers
 // that never complete ICE are freed.
 func TestWHEPViewersAreBounded(t *testing.T) {
-	e := startEdge(t, func(c *config.Config) { c.ICETimeout = time.Minute })
+	e := startEdge(t, func(c *config.Config) { c.ICETimeout, c.ICEFailed = time.Minute, time.Minute })
 	if e.cfg.WHEPMaxViewers != 200 {
 		t.Fatalf("default LIVE_WHEP_MAX_VIEWERS %d", e.cfg.WHEPMaxViewers)
 	}

@@ -228,7 +228,7 @@ func (p *publisher) run() {
 		if t.Kind() == pion.RTPCodecTypeVideo {
 			kind, codec, hasVideo = "video", "h264", true
 		}
-		ct = append(ct, core.Track{Kind: kind, Codec: codec})
+		ct = append(ct, core.Track{Kind: kind, Codec: codec, Fmtp: t.Codec().SDPFmtpLine})
 	}
 	if !hasVideo {
 		p.close("no video arrived")
