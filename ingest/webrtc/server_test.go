@@ -373,3 +373,28 @@ func TestSilentPublisherIsDroppedWhenICEFails(t *testing.T) {
 		t.Fatalf("reconnecting: %d %s", res.StatusCode, body)
 	}
 }
+
+// A WHEP viewer that never completes ICE is dropped after the timeout.
+func TestWHEPViewerThatNeverCompletesICEIsFreed(t *testing.T) {
+	e := startEdge(t, func(c *config.Config) { c.ICETimeout = time.Second })
+	p, res, body := e.publish(t, goodKey)
+	if p == nil {
+		t.Fatalf("WHIP: %d %s", res.StatusCode, body)
+	}
+	eventually(t, "the WHIP source live", 10*time.Second, func() bool {
+		s := e.reg.Get("ls_test")
+		return s != nil && s.Protocol() == "whip"
+	})
+	viewer, _ := clientAPI().NewPeerConnection(pion.Configuration{})
+	_, _ = viewer.AddTransceiverFromKind(pion.RTPCodecTypeVideo, pion.RTPTransceiverInit{Direction: pion.RTPTransceiverDirectionRecvonly})
+	offer, _ := viewer.CreateOffer(nil)
+	_ = viewer.SetLocalDescription(offer)
+	_ = viewer.Close() // its offer is posted, its answer never applied
+	if res, body := post(t, e.http.URL+"/whep/ls_test", "application/sdp", offer.SDP); res.StatusCode != http.StatusCreated {
+		t.Fatalf("WHEP: %d %s", res.StatusCode, body)
+	}
+	if got := e.reg.Get("ls_test").Readers(); got != 1 {
+		t.Fatalf("%d viewers", got)
+	}
+	eventually(t, "the viewer dropped", 10*time.Second, func() bool { return e.reg.Get("ls_test").Readers() == 0 && e.s.Sessions() == 1 })
+}
