@@ -50,6 +50,7 @@ type republisher struct {
 	clock   map[int]*clock
 	t0      time.Time
 	started bool // a keyframe was written: the feed starts there
+	lastKey time.Time
 	failed  error
 	stopped bool
 }
@@ -143,6 +144,9 @@ func (r *republisher) writeVideo(i int, pkt *rtp.Packet) [][]byte {
 			continue
 		}
 		last = au
+		if h264.IsRandomAccess(au) {
+			r.lastKey = time.Now()
+		}
 		if !r.started {
 			if !h264.IsRandomAccess(au) {
 				continue
@@ -158,6 +162,16 @@ func (r *republisher) writeVideo(i int, pkt *rtp.Packet) [][]byte {
 			r.failed = err
 		}
 	}
+}
+
+// sinceKeyframe is how long ago the last keyframe went out (since the start before the first).
+func (r *republisher) sinceKeyframe() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.lastKey.IsZero() {
+		return time.Since(r.t0)
+	}
+	return time.Since(r.lastKey)
 }
 
 // writeAudio pushes one Opus RTP packet (one Opus packet per RTP packet).

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pion/rtcp"
 	pion "github.com/pion/webrtc/v4"
 	pmedia "github.com/pion/webrtc/v4/pkg/media"
 
@@ -397,4 +398,63 @@ func TestWHEPViewerThatNeverCompletesICEIsFreed(t *testing.T) {
 		t.Fatalf("%d viewers", got)
 	}
 	eventually(t, "the viewer dropped", 10*time.Second, func() bool { return e.reg.Get("ls_test").Readers() == 0 && e.s.Sessions() == 1 })
+}
+
+// A publisher whose encoder sends a keyframe only when asked (browsers do) is asked every ~2 s:
+// the republished feed's GOP stays bounded.
+func TestAPublisherWithoutKeyframesIsAskedForThem(t *testing.T) {
+	e := startEdge(t, nil)
+	m := loadMedia(t)
+	pc, video, _, offer := offerPublisher(t, pion.MimeTypeH264)
+	res, answer := post(t, e.http.URL+"/whip/"+goodKey, "application/sdp", offer)
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("%d %s", res.StatusCode, answer)
+	}
+	_ = pc.SetRemoteDescription(pion.SessionDescription{Type: pion.SDPTypeAnswer, SDP: answer})
+	var plis atomic.Int32
+	for _, s := range pc.GetSenders() {
+		if s.Track() != nil && s.Track().Kind() == pion.RTPCodecTypeVideo {
+			go func() {
+				for {
+					pkts, _, err := s.ReadRTCP()
+					if err != nil {
+						return
+					}
+					for _, k := range pkts {
+						if _, ok := k.(*rtcp.PictureLossIndication); ok {
+							plis.Add(1)
+						}
+					}
+				}
+			}()
+		}
+	}
+	// One keyframe, then only the frames that follow it, over and over (ignoring every PLI).
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		tick := time.NewTicker(time.Second / 15)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				au := m.aus[0]
+				if i > 0 {
+					au = m.aus[1+(i-1)%14]
+				}
+				_ = video.WriteSample(pmedia.Sample{Data: au, Duration: time.Second / 15})
+			}
+		}
+	}()
+	eventually(t, "the publisher live", 10*time.Second, func() bool {
+		s := e.reg.Get("ls_test")
+		return s != nil && s.Protocol() == "whip"
+	})
+	start := plis.Load()
+	time.Sleep(5 * time.Second)
+	if got := plis.Load() - start; got < 2 {
+		t.Fatalf("%d PLIs in 5 s without a keyframe", got)
+	}
 }

@@ -259,13 +259,28 @@ func (p *publisher) run() {
 			p.readTrack(i, t, rp)
 		}()
 	}
-	select {
-	case <-p.done:
-	case err := <-rp.exited:
-		// The media server refused or dropped the feed (complete, disable, key reset, restart).
-		p.close("republisher ended: " + err)
+	// Browsers' encoders send a keyframe only when asked: ask whenever none came for 2 s, so the
+	// republished feed (and every HLS segment cut from it downstream) has a GOP of at most ~2 s.
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-p.done:
+			return
+		case err := <-rp.exited:
+			// The media server refused or dropped the feed (complete, disable, key reset, restart).
+			p.close("republisher ended: " + err)
+			return
+		case <-tick.C:
+			if rp.sinceKeyframe() >= maxGOP {
+				p.requestKeyframe()
+			}
+		}
 	}
 }
+
+// maxGOP is the longest a publisher goes without a keyframe before the edge asks for one.
+const maxGOP = 2 * time.Second
 
 func (p *publisher) onTrack(t *pion.TrackRemote, _ *pion.RTPReceiver) {
 	p.mu.Lock()
