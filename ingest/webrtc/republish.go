@@ -32,7 +32,9 @@ func republishArgs(mediaURL, key string, audio bool) []string {
 	if audio {
 		args = append(args, "-map", "0:a:0", "-c:a", "aac", "-b:a", "128k", "-ar", "48000")
 	}
-	return append(args, "-f", "flv", mediaURL+"/whip/"+key)
+	// -flush_packets 1: each FLV tag goes out as it is muxed, not when 32 KB have gathered
+	// (seconds, at a webcam's bitrate).
+	return append(args, "-flush_packets", "1", "-f", "flv", mediaURL+"/whip/"+key)
 }
 
 // republisher turns the publisher's RTP into MPEG-TS on ffmpeg's stdin.

@@ -6,6 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { freePort } from '../support/services';
+
+const HLS_JS = fs.readFileSync(require.resolve('hls.js/dist/hls.min.js'), 'utf8');
 import { type EdgeProcess, spawnEdge, waitFor } from './helpers';
 
 // Debian's Chromium, driven by playwright-core (as test/live/browser.test.ts).
@@ -45,13 +47,7 @@ window.publish = async () => {
   pub.addTransceiver(dst.stream.getAudioTracks()[0], { direction: 'sendonly' });
   return offer(pub);
 };
-window.watch = async () => {
-  window.sub = new RTCPeerConnection();
-  sub.addTransceiver('video', { direction: 'recvonly' });
-  sub.addTransceiver('audio', { direction: 'recvonly' });
-  window.v = document.createElement('video'); v.muted = true; v.autoplay = true; v.playsInline = true; document.body.appendChild(v);
-  sub.ontrack = (e) => { if (e.track.kind === 'video') { v.srcObject = new MediaStream([e.track]); v.play().catch(() => {}); } };
-  window.samples = [];
+window.readClock = (v, samples) => {
   const rd = document.createElement('canvas'); rd.width = W; rd.height = H; const rx = rd.getContext('2d', { willReadFrequently: true });
   const onFrame = () => {
     if (v.videoWidth) {
@@ -66,7 +62,24 @@ window.watch = async () => {
     v.requestVideoFrameCallback(onFrame);
   };
   v.requestVideoFrameCallback(onFrame);
+};
+window.watch = async () => {
+  window.sub = new RTCPeerConnection();
+  sub.addTransceiver('video', { direction: 'recvonly' });
+  sub.addTransceiver('audio', { direction: 'recvonly' });
+  window.v = document.createElement('video'); v.muted = true; v.autoplay = true; v.playsInline = true; document.body.appendChild(v);
+  sub.ontrack = (e) => { if (e.track.kind === 'video') { v.srcObject = new MediaStream([e.track]); v.play().catch(() => {}); } };
+  window.samples = [];
+  readClock(v, samples);
   return offer(sub);
+};
+window.playLL = (src) => {
+  window.llv = document.createElement('video'); llv.muted = true; llv.autoplay = true; document.body.appendChild(llv);
+  window.llSamples = []; window.llErrors = [];
+  const hls = new Hls({ lowLatencyMode: true });
+  hls.on(Hls.Events.ERROR, (e, d) => { if (d.fatal) llErrors.push(d.details); });
+  hls.loadSource(src); hls.attachMedia(llv); llv.play().catch(() => {});
+  readClock(llv, llSamples);
 };
 `;
 
@@ -81,6 +94,7 @@ describe('live edge: Chromium publishes over WHIP and watches over WHEP (directl
   let check: http.Server;
   let browser: Browser;
   let page: Page;
+  let site: http.Server;
   let tmp: string;
   before(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vidhost-edge-'));
@@ -95,24 +109,47 @@ describe('live edge: Chromium publishes over WHIP and watches over WHEP (directl
       });
     });
     await new Promise<void>((r) => check.listen(0, '127.0.0.1', r));
-    // No media server here: the republisher's ffmpeg is a stand-in that reads its MPEG-TS and drops it.
+    // No media server here: the republisher's ffmpeg is a stand-in that remuxes its MPEG-TS
+    // (H.264 copied, Opus → AAC) and PUTs it to the edge's own LL-HLS packager, as a live
+    // session's ffmpeg would (without the ladder).
+    const edgePort = await freePort();
     const ffmpeg = path.join(tmp, 'ffmpeg');
-    fs.writeFileSync(ffmpeg, '#!/bin/sh\nexec cat >/dev/null\n', { mode: 0o755 });
+    fs.writeFileSync(
+      ffmpeg,
+      `#!/bin/sh\nexec '${process.env.FFMPEG_PATH ?? 'ffmpeg'}' -hide_banner -loglevel error -fflags nobuffer -analyzeduration 500000 -probesize 500000 -f mpegts -i pipe:0 -map 0:v:0 -c:v copy -map '0:a:0?' -c:a aac -b:a 64k -f mpegts -flush_packets 1 -muxdelay 0 -method PUT http://127.0.0.1:${edgePort}/hls/ls_e2e/src/ingest\n`,
+      { mode: 0o755 },
+    );
     edge = await spawnEdge({
-      LIVE_INGEST_HOST: '0.0.0.0', // Chromium gathers on the host's interfaces, not loopback
+      LIVE_INGEST_HOST: '0.0.0.0', // Chromium gathers on the host's interfaces (a loopback-bound edge works too)
       LIVE_SRT_PORT: String(await freePort()),
       LIVE_SRT_CHECK_PORT: String((check.address() as AddressInfo).port),
+      LIVE_EDGE_HTTP_PORT: String(edgePort),
       FFMPEG_PATH: ffmpeg,
     });
+    // The page's own origin serves hls.js and proxies /hls/ to the edge (the API's CDN routes do that in production).
+    site = http.createServer((req, res) => {
+      if (req.url?.startsWith('/hls/')) {
+        void fetch(`${edge.httpUrl}${req.url}`).then(
+          async (r) => {
+            res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/octet-stream' });
+            res.end(Buffer.from(await r.arrayBuffer()));
+          },
+          () => res.writeHead(502).end(),
+        );
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><body><script>${HLS_JS}</script><script>${PAGE}</script></body>`);
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     page = await browser.newPage();
-    await page.setContent('<!doctype html><body></body>');
-    await page.addScriptTag({ content: PAGE });
+    await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
   });
   after(async () => {
     await browser?.close();
     await edge?.stop();
     check?.close();
+    site?.close();
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -149,6 +186,34 @@ describe('live edge: Chromium publishes over WHIP and watches over WHEP (directl
     assert.equal((await sdpPost(`${edge.httpUrl}/whip/${KEY}`, offer)).status, 409);
     assert.equal((await fetch(`${edge.httpUrl}${sub.location}`, { method: 'DELETE' })).status, 200);
     assert.equal((await fetch(`${edge.httpUrl}${pub.location}`, { method: 'DELETE' })).status, 200);
+    assert.equal((await fetch(`${edge.httpUrl}/hls/ls_e2e`, { method: 'DELETE' })).status, 200);
     await waitFor('the stream gone from the edge', async () => (await fetch(`${edge.httpUrl}/streams/ls_e2e`)).status === 404, 10_000);
+  });
+
+  it('packages the same broadcast as LL-HLS that hls.js plays (the clock read back the same way)', async () => {
+    const offer = await page.evaluate(() => (window as unknown as { publish: () => Promise<string> }).publish());
+    const pub = await sdpPost(`${edge.httpUrl}/whip/${KEY}`, offer);
+    assert.equal(pub.status, 201, pub.body);
+    await page.evaluate((sdp) => (window as unknown as { pub: RTCPeerConnection }).pub.setRemoteDescription({ type: 'answer', sdp }), pub.body);
+    await waitFor('the LL-HLS playlist', async () => (await fetch(`${edge.httpUrl}/hls/ls_e2e/index.m3u8`)).status === 200, 30_000);
+    const media = await (await fetch(`${edge.httpUrl}/hls/ls_e2e/src/video1_stream.m3u8`)).text();
+    assert.match(media, /#EXT-X-PART:/);
+    assert.match(media, /CAN-BLOCK-RELOAD=YES/);
+    await page.evaluate(() => (window as unknown as { playLL: (src: string) => void }).playLL('/hls/ls_e2e/index.m3u8'));
+    await page.waitForFunction(() => (window as unknown as { llSamples: number[] }).llSamples.length > 90, undefined, { timeout: 45_000 }).catch(async (err: Error) => {
+      const state = await page.evaluate(() => {
+        const w = window as unknown as { llv: HTMLVideoElement; llErrors: string[]; llSamples: number[] };
+        return { t: w.llv.currentTime, ready: w.llv.readyState, width: w.llv.videoWidth, errors: w.llErrors, samples: w.llSamples.length };
+      });
+      throw new Error(`${err.message}: ${JSON.stringify(state)}; ${edge.log().slice(-1500)}`);
+    });
+    const { samples, errors } = await page.evaluate(() => ({ samples: (window as unknown as { llSamples: number[] }).llSamples.slice(-60), errors: (window as unknown as { llErrors: string[] }).llErrors }));
+    assert.deepEqual(errors, []);
+    const sorted = [...samples].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)];
+    if (process.env.LIVE_FIGURES) console.log(`WHIP → edge LL-HLS (remux, no ladder) → hls.js glass to glass: median ${median} ms of ${samples.length} frames (min ${sorted[0]}, max ${sorted[sorted.length - 1]})`);
+    assert.ok(median >= 0 && median < 15_000, `clock read back ${median} ms behind`);
+    assert.equal((await fetch(`${edge.httpUrl}${pub.location}`, { method: 'DELETE' })).status, 200);
+    assert.equal((await fetch(`${edge.httpUrl}/hls/ls_e2e`, { method: 'DELETE' })).status, 200);
   });
 });
