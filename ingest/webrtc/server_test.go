@@ -210,8 +210,13 @@ func TestWHIPRefusals(t *testing.T) {
 	if res, body := post(t, e.http.URL+"/whip/"+goodKey, "text/plain", offer); res.StatusCode != http.StatusUnsupportedMediaType {
 		t.Errorf("text/plain: %d %s", res.StatusCode, body)
 	}
+	for _, key := range []string{"not-a-key", strings.Repeat("a", 5000), "LSK" + strings.Repeat("0", 32)} {
+		if res, body := post(t, e.http.URL+"/whip/"+key, "application/sdp", offer); res.StatusCode != http.StatusUnauthorized || errorCode(body) != "bad_key" {
+			t.Errorf("key %.20q: %d %s", key, res.StatusCode, body)
+		}
+	}
 	if got := e.kc.asked.Load(); got != asked {
-		t.Errorf("the key check was asked about hostile offers (%d times)", got-asked)
+		t.Errorf("the key check was asked about hostile offers or keys (%d times)", got-asked)
 	}
 	// WHEP without a WebRTC publisher.
 	if res, body := post(t, e.http.URL+"/whep/ls_test", "application/sdp", offer); res.StatusCode != http.StatusNotFound || errorCode(body) != "no_webrtc_source" {

@@ -44,6 +44,10 @@ var statusOfRefusal = map[string]int{
 
 func (s *Server) handleWHIP(w http.ResponseWriter, r *http.Request) {
 	key := r.PathValue("key")
+	if !keycheck.IsStreamKey(key) {
+		httpapi.Error(w, http.StatusUnauthorized, "bad_key", "not a stream key")
+		return
+	}
 	offer, ok := readOffer(w, r)
 	if !ok {
 		return
