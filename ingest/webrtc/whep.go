@@ -61,6 +61,12 @@ func (s *Server) handleWHEP(w http.ResponseWriter, r *http.Request) {
 		httpapi.Error(w, http.StatusServiceUnavailable, "edge_stopping", "the edge is stopping")
 		return
 	}
+	v.mu.Lock()
+	closed := v.closed
+	v.mu.Unlock()
+	if closed { // ended before it was listed: close() did not see it
+		s.dropSession(v.id)
+	}
 	w.Header().Set("Content-Type", "application/sdp")
 	w.Header().Set("Location", "/whep/"+id+"/"+v.id)
 	w.Header().Set("Cache-Control", "no-store")

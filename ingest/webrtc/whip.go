@@ -34,7 +34,6 @@ type publisher struct {
 	republish *republisher
 	connected chan struct{}
 	connOnce  sync.Once
-	endedWhy  string
 }
 
 var statusOfRefusal = map[string]int{
@@ -121,6 +120,9 @@ func (s *Server) handleWHIP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	admitted = true
+	if p.isClosed() { // ended (ICE failed at once) before it was listed: close() did not see it
+		s.dropSession(p.id)
+	}
 	logf("whip %s: session %s (live stream %q)", short(key), p.id, a.LiveStreamID)
 	w.Header().Set("Content-Type", "application/sdp")
 	w.Header().Set("Location", "/whip/"+key+"/"+p.id)
@@ -349,6 +351,12 @@ func (p *publisher) requestKeyframe() {
 	_ = p.pc.WriteRTCP([]rtcp.Packet{&rtcp.PictureLossIndication{MediaSSRC: ssrc}})
 }
 
+func (p *publisher) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
 func (p *publisher) close(why string) {
 	p.mu.Lock()
 	if p.closed {
@@ -356,7 +364,6 @@ func (p *publisher) close(why string) {
 		return
 	}
 	p.closed = true
-	p.endedWhy = why
 	rp, pub := p.republish, p.pub
 	close(p.done)
 	p.mu.Unlock()
