@@ -44,7 +44,7 @@ export interface IngestServer {
 
 /**
  * RTMP applications an encoder may publish to, and the protocol each stands for: `srt` is where
- * the SRT gateway (ingest/srt-gateway) republishes an SRT caller's feed.
+ * the live edge (ingest/srt) republishes an SRT caller's feed.
  */
 const INGEST_APPS = new Map<string, 'rtmp' | 'srt'>([
   ['live', 'rtmp'],

@@ -1,5 +1,5 @@
 // Which encoder may publish (SPEC §17): one check for both ingests. The RTMP side runs it as
-// node-media-server announces a publisher; the SRT gateway (ingest/srt-gateway) asks it over
+// node-media-server announces a publisher; the live edge (ingest/, vidhost-edge) asks it over
 // loopback HTTP during the SRT handshake, so a refused caller is rejected before it sends media.
 import http from 'node:http';
 import type { Db } from '../db';
