@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { BeaconBuffer, type RawEvent } from '../../lib/analytics/buffer';
+import { dayOf } from '../../lib/analytics/viewer';
+import { createDb } from '../../lib/db';
+import { createLogger } from '../../lib/logger';
+import { parseVideoId } from '../../lib/ids';
+import { startStack, type Stack } from '../support/stack';
+
+type Ev = Record<string, unknown>;
+
+/**
+ * Hostile beacons (issue 33 rows 1 and 8): one beacon holding a NUL or an unpaired surrogate
+ * must never stop analytics; forged subjects must not cost a query each.
+ */
+describe('Viewer analytics: hostile beacons', function () {
+  this.timeout(120_000);
+  let s: Stack;
+  let pub: string;
+
+  const beacon = (body: unknown) => request(s.url).post('/v1/beacons').set('Content-Type', 'text/plain').send(typeof body === 'string' ? body : JSON.stringify(body));
+  const event = (over: Ev = {}): Ev => ({ view_id: randomUUID(), seq: 0, subject: pub, event: 'viewstart', position: 0, elapsed_ms: 0, watch_ms: 0, player: { name: 'test', version: '1' }, ...over });
+  const stored = async (ids: string[]) => Number((await s.db('analytics_events').whereIn('view_id', ids).count({ n: '*' }))[0].n);
+
+  before(async function () {
+    this.timeout(240_000);
+    // The default flush interval (1 s): the good beacons must land on their own, no explicit flush.
+    s = await startStack({ workers: [] });
+    const { body } = await s.post('/v1/upload/init', { filename: 'a.mp4', size: 1000, content_type: 'video/mp4', visibility: 'public' }).expect(201);
+    pub = body.video_id;
+  });
+
+  it('stores every good beacon within 60 s when poison ones arrive between them (400 at the door)', async () => {
+    const good: string[] = [];
+    const send = async () => {
+      const e = event();
+      good.push(e.view_id as string);
+      await beacon(e).expect(204);
+    };
+    await send();
+    // As the issue's reproduction sends them, in each string field; and a raw-JSON escape as well.
+    const poisons: Ev[] = [
+      event({ event: 'rendition', rendition: 'a\u0000b' }),
+      event({ event: 'error', error_code: 'x\ud800' }),
+      event({ player: { name: 'p\udc00', version: '1' } }),
+      event({ player: { name: 'p', version: '\u0000' } }),
+      event({ subject: `${pub}\u0000` }),
+    ];
+    for (const p of poisons) {
+      const res = await beacon([event(), p]);
+      assert.equal(res.status, 400, `refused: ${JSON.stringify(p)}`);
+      assert.equal(res.body.error.code, 'invalid_beacon');
+      assert.match(JSON.stringify(res.body.error.details), /NUL|surrogate/);
+      await send();
+    }
+    const res = await beacon(`[${JSON.stringify(event())},{"view_id":"${randomUUID()}","seq":1,"subject":"${pub}","event":"error","position":0,"error_code":"\\ud800","player":{"name":"p"}}]`);
+    assert.equal(res.status, 400);
+    // A paired surrogate (an emoji) is fine.
+    const emoji = event({ event: 'rendition', rendition: '720p 😀' });
+    good.push(emoji.view_id as string);
+    await beacon(emoji).expect(204);
+    await send();
+    const deadline = Date.now() + 60_000;
+    while ((await stored(good)) < good.length) {
+      assert.ok(Date.now() < deadline, `every good beacon stored within 60 s (${await stored(good)} of ${good.length})`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const { rows } = await s.db.raw(`select rendition from analytics_events where view_id = ?`, [emoji.view_id as string]);
+    assert.equal(rows[0].rendition, '720p 😀');
+  });
+
+  it('quarantines a batch the database refuses for its content: good rows written, bad rows dropped and counted', async () => {
+    const buffer = s.app.hot.beacons;
+    const row = (over: Partial<RawEvent> = {}): RawEvent => ({
+      day: dayOf(new Date()),
+      received_at: new Date().toISOString(),
+      view_id: randomUUID(),
+      seq: 0,
+      subject_id: parseVideoId(pub)!,
+      event: 'heartbeat',
+      position: 1,
+      elapsed_ms: null,
+      watch_ms: null,
+      bitrate: null,
+      rendition: null,
+      error_code: null,
+      workspace_id: null,
+      viewer_hash: null,
+      browser: null,
+      os: null,
+      device: null,
+      player: null,
+      ...over,
+    });
+    // Rows that got past the door some other way (an older API process, a future field).
+    const rows = [row(), row({ rendition: 'a\u0000b' }), row(), row(), row({ error_code: '\ud800' }), row(), row({ player: 'x\udfff' }), row()];
+    const good = rows.filter((r) => !/[\0\p{Cs}]/u.test(`${r.rendition}${r.error_code}${r.player}`)).map((r) => r.view_id);
+    const refusedBefore = buffer.refused;
+    buffer.push(rows);
+    await buffer.flush();
+    assert.equal(await stored(good), good.length, 'every good row of the refused batch written');
+    assert.equal(buffer.refused - refusedBefore, 3, 'the three bad rows dropped and counted');
+    assert.equal(buffer.pending, 0, 'nothing re-queued');
+    // The queue keeps moving.
+    const next = row();
+    buffer.push([next]);
+    await buffer.flush();
+    assert.equal(await stored([next.view_id]), 1);
+  });
+
+  it('keeps a batch whole (for the next flush) when the database is unreachable, not quarantined', async () => {
+    const db = createDb('postgres://nobody@127.0.0.1:1/none');
+    const buffer = new BeaconBuffer(db, createLogger('silent'), { flushMs: 600_000, flushRows: 100, maxRows: 1000 });
+    try {
+      const r: RawEvent = { day: dayOf(new Date()), received_at: new Date().toISOString(), view_id: randomUUID(), seq: 0, subject_id: 'x', event: 'heartbeat', position: 0, elapsed_ms: null, watch_ms: null, bitrate: null, rendition: null, error_code: null, workspace_id: null, viewer_hash: null, browser: null, os: null, device: null, player: null };
+      buffer.push([r, { ...r, seq: 1 }]);
+      await buffer.flush();
+      assert.equal(buffer.pending, 2);
+      assert.equal(buffer.refused, 0);
+    } finally {
+      await buffer.close(1);
+      await db.destroy();
+    }
+  });
+});
