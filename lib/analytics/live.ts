@@ -1,5 +1,4 @@
 import type { Db } from '../db';
-import { parseId } from '../ids';
 
 /**
  * A viewer of a live stream is concurrent while their view sent an event in the last this many
@@ -7,33 +6,6 @@ import { parseId } from '../ids';
  * by the API within `ANALYTICS_FLUSH_MS`), so 30 s tolerates two lost heartbeats.
  */
 export const CONCURRENT_WINDOW_SECONDS = 30;
-
-/**
- * Which live streams beacons may count for (SPEC §18): a stream that exists, is not deleted and
- * is not private (a private stream's embed page plays nothing; a viewer with a token plays the
- * broadcast's recording video and its beacons name that token). Answers are kept `ttlMs` per
- * process, so a busy stream's beacons cost no query; at most `max` ids are kept.
- */
-export class LiveSubjects {
-  private readonly cache = new Map<string, { workspaceId: string | null; expiresAt: number }>();
-  constructor(
-    private readonly db: Db,
-    private readonly ttlMs = 10_000,
-    private readonly max = 10_000,
-  ) {}
-
-  async workspaceOf(subject: string, now = Date.now()): Promise<string | null> {
-    const id = parseId('ls', subject);
-    if (!id) return null;
-    const hit = this.cache.get(id);
-    if (hit && hit.expiresAt > now) return hit.workspaceId;
-    const row = await this.db('live_streams').where({ id }).whereNull('deleted_at').whereNot({ visibility: 'private' }).first('workspace_id');
-    if (this.cache.size >= this.max) this.cache.clear();
-    const workspaceId: string | null = row?.workspace_id ?? null;
-    this.cache.set(id, { workspaceId, expiresAt: now + this.ttlMs });
-    return workspaceId;
-  }
-}
 
 /**
  * Distinct views of a live stream with an event in the last CONCURRENT_WINDOW_SECONDS that have

@@ -123,4 +123,33 @@ describe('Viewer analytics: hostile beacons', function () {
       await db.destroy();
     }
   });
+
+  it('resolves 100 forged subjects in a request with one query per kind, then none (issue 33 row 8), counting nothing', async () => {
+    let queries = 0;
+    const count = (q: { sql: string }) => {
+      if (/\b(videos|live_streams)\b/.test(q.sql)) queries++;
+    };
+    const hex = () => randomUUID().replace(/-/g, '');
+    const view_id = randomUUID();
+    const forged = Array.from({ length: 100 }, (_, i) => ({ view_id, seq: i, subject: i % 2 ? `vid_${hex()}` : `ls_${hex()}`, event: 'pause', position: 0, player: { name: 'p' } }));
+    assert.ok(JSON.stringify(forged).length < 16 * 1024);
+    s.db.on('query', count);
+    try {
+      await beacon(forged).expect(204);
+      assert.ok(queries <= 2, `one lookup for the videos and one for the streams, not one per subject (${queries})`);
+      queries = 0;
+      await beacon(forged.map((e) => ({ ...e, seq: e.seq + 100 }))).expect(204);
+      assert.equal(queries, 0, 'unknown subjects remembered: a repeat costs no query');
+      // A real subject among forged ones still counts.
+      queries = 0;
+      const real = { ...forged[0], view_id: randomUUID(), subject: pub };
+      await beacon([...forged.slice(0, 99).map((e) => ({ ...e, seq: e.seq + 200 })), real]).expect(204);
+      assert.ok(queries <= 2, `${queries}`);
+      await s.app.hot.beacons.flush();
+      assert.equal(await stored([real.view_id as string]), 1);
+    } finally {
+      s.db.off('query', count);
+    }
+    assert.equal(await stored([view_id]), 0, 'forged subjects counted nowhere');
+  });
 });
