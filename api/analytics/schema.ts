@@ -78,8 +78,13 @@ const docEvent = z
     rendition: z.string().optional(),
     bitrate: z.number().int().optional(),
     error_code: z.string().optional(),
-    elapsed_ms: z.number().int().optional().meta({ description: 'ms since the view began, on the player\'s clock' }),
-    watch_ms: z.number().int().optional().meta({ description: 'Playback time so far (cumulative)' }),
+    elapsed_ms: z.number().int().min(0).optional().meta({ description: 'ms since the view began, on the player\'s clock. Optional: without it, startup is timed by the events\' order and receipt' }),
+    watch_ms: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .meta({ description: 'Playback time so far (cumulative; at most elapsed_ms + 1000). Optional: without it, watch time is the playhead\'s advance between events, bounded by the time that passed' }),
     player: z.object({ name: z.string(), version: z.string().optional() }),
   })
   .meta({ id: 'BeaconEvent' });

@@ -11,6 +11,14 @@ export const STARTUP_BUCKETS_MS = [
 /** Retention is kept in 101 steps of a video's duration (0 %, 1 %, … 100 %). */
 export const RETENTION_STEPS = 100;
 
+/**
+ * Senders without the player's clock (SPEC-only): the playhead may advance between two events by
+ * at most the receipt times' difference plus this (the sender's batching and the network), and a
+ * view's watch time is at most its span on the server's clock plus VIEW_SLACK_MS (one heartbeat).
+ */
+export const GAP_SLACK_MS = 2000;
+export const VIEW_SLACK_MS = 10_000;
+
 /** Which views an aggregation covers: every subject (the rollup), one subject, or one workspace (with its videos). */
 export type Scope = { kind: 'all' } | { kind: 'subject'; subjectId: string } | { kind: 'workspace'; workspaceId: string };
 
@@ -74,28 +82,53 @@ function perView(scope: Scope, from: Date, to: Date, lateHours: number): Fragmen
       -- Per view through the (view_id, seq, day) index: a video's recent views cost their own
       -- events, never a scan of everyone's events in the window. Events count from the start
       -- hour's beginning even when \`from\` is mid-hour (a read's raw part), as in the rollup.
-      select e.view_id, e.event, e.position, e.elapsed_ms, e.watch_ms, e.bitrate, e.rendition,
-             lead(e.elapsed_ms) over (partition by e.view_id order by e.seq) as next_elapsed
+      select e.view_id, e.event, e.position, e.elapsed_ms, e.watch_ms, e.bitrate, e.rendition, e.received_at,
+             lead(e.elapsed_ms) over w as next_elapsed, lead(e.position) over w as next_position,
+             lead(e.event) over w as next_event, lead(e.received_at) over w as next_received
         from v cross join lateral (
           select * from analytics_events e
            where e.view_id = v.view_id and e.subject_id = v.subject_id
              and e.day >= ${d(fromHour)}::date and e.day <= ${d(lateTo)}::date
              and e.received_at >= ${fromHour.toISOString()}::timestamptz and e.received_at < v.hour + ${lateHours} * interval '1 hour'
         ) e
+      window w as (partition by e.view_id order by e.seq)
+    ),
+    ev2 as (
+      -- Without the player's clock (SPEC §18 leaves elapsed_ms/watch_ms optional): the time
+      -- between two events is the receipt times' difference plus a slack for the sender's batching
+      -- (null when the player's clock gives it), and the playhead's advance between consecutive
+      -- events is time watched — never across a seek (an interval that ends in \`seeked\`), never
+      -- after the view ended, never more than the time that passed.
+      select ev.*,
+             case when ev.elapsed_ms is null or ev.next_elapsed is null
+                  then extract(epoch from ev.next_received - ev.received_at)::float8 * 1000 end as wall_gap_ms,
+             case when ev.next_event is not null and ev.next_event <> 'seeked' and ev.event not in ('viewend', 'ended')
+                  then greatest(0::float8, least((ev.next_position - ev.position)::float8 * 1000,
+                       case when ev.elapsed_ms is not null and ev.next_elapsed is not null then (ev.next_elapsed - ev.elapsed_ms)::float8
+                            else extract(epoch from ev.next_received - ev.received_at)::float8 * 1000 + ${raw(String(GAP_SLACK_MS))} end)) end as played_ms
+        from ev
     ),
     m as (
       select ev.view_id,
-             coalesce(max(ev.watch_ms), 0) as watch_ms,
+             -- The player's own count when it sent one; else the playhead's advance, bounded by
+             -- the view's span on the server's clock (plus one heartbeat's slack) or the player's.
+             coalesce(max(ev.watch_ms), least(sum(ev.played_ms),
+               greatest(extract(epoch from max(ev.received_at) - min(ev.received_at))::float8 * 1000 + ${raw(String(VIEW_SLACK_MS))},
+                        (max(ev.elapsed_ms) - min(ev.elapsed_ms))::float8))::bigint, 0) as watch_ms,
              bool_or(ev.event = 'playing') as started,
-             min(ev.elapsed_ms) filter (where ev.event = 'playing') - coalesce(min(ev.elapsed_ms) filter (where ev.event = 'viewstart'), 0) as startup_ms,
+             -- Play intent → first frame: on the player's clock, else by the events' order on the
+             -- server's (unknown, not zero, when both arrived in one batch).
+             coalesce(min(ev.elapsed_ms) filter (where ev.event = 'playing') - coalesce(min(ev.elapsed_ms) filter (where ev.event = 'viewstart'), 0),
+                      nullif(round(extract(epoch from min(ev.received_at) filter (where ev.event = 'playing')
+                                                   - min(ev.received_at) filter (where ev.event = 'viewstart')) * 1000), 0)::int) as startup_ms,
              count(*) filter (where ev.event = 'rebufferstart') as rebuffers,
-             coalesce(sum(greatest(coalesce(ev.next_elapsed, ev.elapsed_ms) - ev.elapsed_ms, 0)) filter (where ev.event = 'rebufferstart'), 0) as rebuffer_ms,
+             coalesce(sum(greatest(coalesce(ev.next_elapsed - ev.elapsed_ms, ev.wall_gap_ms, 0), 0)) filter (where ev.event = 'rebufferstart'), 0)::bigint as rebuffer_ms,
              bool_or(ev.event = 'error') as errored,
              bool_or(ev.event in ('viewend', 'ended')) as ended,
              avg(ev.bitrate) filter (where ev.bitrate > 0) as bitrate,
              max(ev.position) as furthest,
              mode() within group (order by ev.rendition) filter (where ev.rendition is not null) as rendition
-        from ev group by ev.view_id
+        from ev2 ev group by ev.view_id
     ),
     pv0 as (
       select view_id, subject_id, false as is_ws, workspace_id, hour, day, viewer_hash, browser, os, device from v

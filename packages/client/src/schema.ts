@@ -2051,9 +2051,9 @@ export interface components {
             rendition?: string;
             bitrate?: number;
             error_code?: string;
-            /** @description ms since the view began, on the player's clock */
+            /** @description ms since the view began, on the player's clock. Optional: without it, startup is timed by the events' order and receipt */
             elapsed_ms?: number;
-            /** @description Playback time so far (cumulative) */
+            /** @description Playback time so far (cumulative; at most elapsed_ms + 1000). Optional: without it, watch time is the playhead's advance between events, bounded by the time that passed */
             watch_ms?: number;
             player: {
                 name: string;
