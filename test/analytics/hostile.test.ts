@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import net from 'node:net';
 import request from 'supertest';
 import { BeaconBuffer, type RawEvent } from '../../lib/analytics/buffer';
 import { dayOf } from '../../lib/analytics/viewer';
@@ -109,18 +110,60 @@ describe('Viewer analytics: hostile beacons', function () {
     assert.equal(await stored([next.view_id]), 1);
   });
 
-  it('keeps a batch whole (for the next flush) when the database is unreachable, not quarantined', async () => {
-    const db = createDb('postgres://nobody@127.0.0.1:1/none');
-    const buffer = new BeaconBuffer(db, createLogger('silent'), { flushMs: 600_000, flushRows: 100, maxRows: 1000 });
+  it('loses nothing across a Postgres restart: the batch is kept whole and written by the timer once the database is back (issue 36 item 2)', async function () {
+    this.timeout(60_000);
+    // A TCP proxy in front of the run's Postgres: cutting it is, to the API, the server restarting
+    // (every connection dropped, new ones refused), without disturbing the other tests' database.
+    const target = new URL(s.config.databaseUrl);
+    const sockets = new Set<net.Socket>();
+    const serve = (port: number) =>
+      new Promise<net.Server>((resolve) => {
+        const server = net.createServer((client) => {
+          const upstream = net.connect(Number(target.port || 5432), target.hostname);
+          for (const sock of [client, upstream]) {
+            sockets.add(sock);
+            sock.on('close', () => sockets.delete(sock));
+            sock.on('error', () => undefined);
+          }
+          client.pipe(upstream).pipe(client);
+        });
+        server.listen(port, '127.0.0.1', () => resolve(server));
+      });
+    let proxy = await serve(0);
+    const port = (proxy.address() as net.AddressInfo).port;
+    const cut = async () => {
+      await new Promise((r) => proxy.close(r));
+      for (const sock of sockets) sock.destroy();
+    };
+    const via = new URL(s.config.databaseUrl);
+    via.hostname = '127.0.0.1';
+    via.port = String(port);
+    const db = createDb(via.toString(), 2);
+    const buffer = new BeaconBuffer(db, createLogger('silent'), { flushMs: 200, flushRows: 100, maxRows: 1000 });
+    const row = (): RawEvent => ({ day: dayOf(new Date()), received_at: new Date().toISOString(), view_id: randomUUID(), seq: 0, subject_id: parseVideoId(pub)!, event: 'heartbeat', position: 0, elapsed_ms: null, watch_ms: null, bitrate: null, rendition: null, error_code: null, workspace_id: null, viewer_hash: null, browser: null, os: null, device: null, player: null });
     try {
-      const r: RawEvent = { day: dayOf(new Date()), received_at: new Date().toISOString(), view_id: randomUUID(), seq: 0, subject_id: 'x', event: 'heartbeat', position: 0, elapsed_ms: null, watch_ms: null, bitrate: null, rendition: null, error_code: null, workspace_id: null, viewer_hash: null, browser: null, os: null, device: null, player: null };
-      buffer.push([r, { ...r, seq: 1 }]);
+      const first = [row(), row()];
+      buffer.push(first);
       await buffer.flush();
-      assert.equal(buffer.pending, 2);
-      assert.equal(buffer.refused, 0);
+      assert.equal(await stored(first.map((r) => r.view_id)), 2, 'written through the proxy');
+      await cut();
+      const during = Array.from({ length: 50 }, row);
+      buffer.push(during);
+      await buffer.flush();
+      await new Promise((r) => setTimeout(r, 1000)); // several timer flushes fail meanwhile
+      assert.equal(buffer.pending, 50, 'kept whole while the database is away');
+      assert.equal(buffer.refused, 0, 'a connection failure is not the content’s fault');
+      proxy = await serve(port);
+      const deadline = Date.now() + 30_000;
+      while ((await stored(during.map((r) => r.view_id))) < 50) {
+        assert.ok(Date.now() < deadline, `written once the database is back (${buffer.pending} pending)`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.equal(buffer.pending, 0);
     } finally {
       await buffer.close(1);
       await db.destroy();
+      await cut();
     }
   });
 
