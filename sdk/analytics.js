@@ -97,6 +97,20 @@
     }
   }
 
+  /**
+   * The height the picture is shown at, in device pixels (upscale/downscale against the
+   * rendition): the element's box, letterboxed to the picture's aspect ratio.
+   */
+  Tracker.prototype.displayedHeight = function () {
+    var v = this.video;
+    var boxW = v.clientWidth || 0;
+    var boxH = v.clientHeight || 0;
+    if (!boxH) return null;
+    var h = v.videoWidth && v.videoHeight ? Math.min(boxH, (boxW * v.videoHeight) / v.videoWidth) : boxH;
+    var px = Math.round(h * (root.devicePixelRatio || 1));
+    return px >= 1 && px <= 16384 ? px : null;
+  };
+
   Tracker.prototype.elapsed = function () { return Math.max(0, Math.round(this.now() - this.view.t0)); };
 
   Tracker.prototype.watchMs = function () {
@@ -127,6 +141,8 @@
     };
     if (this.rendition) e.rendition = this.rendition;
     if (this.bitrate) e.bitrate = this.bitrate;
+    var h = this.displayedHeight();
+    if (h) e.player_height = h;
     if (extra) for (var k in extra) e[k] = extra[k];
     this.queue.push(e);
     if (event === 'viewend') this.flush(true);

@@ -103,6 +103,7 @@ export function beaconRoutes(r: Router, deps: Deps): void {
         os: agent?.os ?? null,
         device: agent?.device ?? null,
         player: start ? `${e.player.name}${e.player.version ? ` ${e.player.version}` : ''}` : null,
+        player_height: e.player_height ?? null,
       });
     }
     if (rows.length) hot.beacons.push(rows);

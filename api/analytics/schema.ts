@@ -26,6 +26,15 @@ const totalsShape = {
   error_rate: n.meta({ description: 'Share of views with an error (0–1)' }),
   exits_before_start: n.int(),
   average_bitrate: n.nullable(),
+  viewer_experience_score: n
+    .nullable()
+    .meta({ description: 'Mean per-view score 0–100: 0 for a failed view, else the mean of startup, smoothness and video-quality scores (docs/analytics.md); null when no view has one' }),
+  startup_failures: n.int().meta({ description: 'Views whose play intent never reached a first frame because of an error (exits_before_start have no error)' }),
+  playback_failures: n.int().meta({ description: 'Views that failed with an error after their first frame' }),
+  rebuffer_frequency_per_minute: n.meta({ description: 'Stalls per minute of playback' }),
+  time_weighted_bitrate_kbps: n.nullable().meta({ description: 'Bitrate weighted by the time each rendition played, in kb/s' }),
+  upscale_percentage: n.nullable().meta({ description: 'Time-weighted mean of (player height / rendition height − 1) where > 0, in %; null when players sent no height' }),
+  downscale_percentage: n.nullable().meta({ description: 'Time-weighted mean of (1 − player height / rendition height) where > 0, in %' }),
 };
 export const analyticsTotals = z.object(totalsShape).meta({ id: 'AnalyticsTotals' });
 const point = z.object({ t: z.iso.datetime(), ...totalsShape }).meta({ id: 'AnalyticsPoint' });
@@ -86,6 +95,7 @@ const docEvent = z
       .optional()
       .meta({ description: 'Playback time so far (cumulative; at most elapsed_ms + 1000). Optional: without it, watch time is the playhead\'s advance between events, bounded by the time that passed' }),
     player: z.object({ name: z.string(), version: z.string().optional() }),
+    player_height: z.number().int().min(1).max(16384).optional().meta({ description: 'The player\'s displayed height in device pixels (upscale/downscale against the rendition\'s height, read from a name like `720p`)' }),
   })
   .meta({ id: 'BeaconEvent' });
 export const beaconDocBody = z.union([docEvent, z.array(docEvent).min(1).max(MAX_BEACON_EVENTS)]);

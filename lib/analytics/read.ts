@@ -1,9 +1,7 @@
 import type { Db } from '../db';
-import { breakdownSql, hourlySql, type BreakdownRow, type HourRow, type Scope } from './aggregate';
+import { breakdownSql, HOUR_COLUMNS, hourlySql, type BreakdownRow, type HourRow, type Scope } from './aggregate';
 import { floorHour, lateHoursOf, readRollupState, type RollupOptions } from './rollup';
 
-const HOUR_COLUMNS = `hour, subject_id, workspace_id, views, new_viewers, watch_ms, started, startup_ms_sum, startup_hist, rebuffers, rebuffer_ms,
-  errors, exits_before_start, bitrate_sum, bitrate_views, retention_hist`;
 
 export interface Window {
   from: Date;

@@ -120,6 +120,23 @@ describe('analytics SDK (sdk/analytics.js)', () => {
     assert.equal(evs[1].bitrate, 2500000);
   });
 
+  it('reports the height the picture is shown at (letterboxed, device pixels) for upscale/downscale', () => {
+    const { video, events } = setup();
+    const v = video as unknown as Record<string, number>;
+    video.fire('play');
+    video.fire('playing'); // no layout yet: no height
+    Object.assign(v, { clientWidth: 1280, clientHeight: 720, videoWidth: 640, videoHeight: 360 });
+    video.fire('pause');
+    Object.assign(v, { clientWidth: 1000, clientHeight: 1000 }); // a square box: 16:9 letterboxed to 562.5
+    video.paused = false;
+    video.fire('playing');
+    const evs = events() as Array<Ev & { player_height?: number }>;
+    assert.equal(evs[1].player_height, undefined);
+    assert.equal(evs[2].player_height, 720);
+    assert.equal(evs.at(-1)!.player_height, 563);
+    assert.ok(beaconBody.safeParse(evs).success);
+  });
+
   it('refuses to attach without a subject', () => {
     assert.throws(() => sdk.attach(new FakeVideo(), {}), /subject/);
   });

@@ -2059,6 +2059,8 @@ export interface components {
                 name: string;
                 version?: string;
             };
+            /** @description The player's displayed height in device pixels (upscale/downscale against the rendition's height, read from a name like `720p`) */
+            player_height?: number;
         };
         VideoAnalytics: {
             video_id: string;
@@ -2093,6 +2095,20 @@ export interface components {
             error_rate: number;
             exits_before_start: number;
             average_bitrate: number | null;
+            /** @description Mean per-view score 0–100: 0 for a failed view, else the mean of startup, smoothness and video-quality scores (docs/analytics.md); null when no view has one */
+            viewer_experience_score: number | null;
+            /** @description Views whose play intent never reached a first frame because of an error (exits_before_start have no error) */
+            startup_failures: number;
+            /** @description Views that failed with an error after their first frame */
+            playback_failures: number;
+            /** @description Stalls per minute of playback */
+            rebuffer_frequency_per_minute: number;
+            /** @description Bitrate weighted by the time each rendition played, in kb/s */
+            time_weighted_bitrate_kbps: number | null;
+            /** @description Time-weighted mean of (player height / rendition height − 1) where > 0, in %; null when players sent no height */
+            upscale_percentage: number | null;
+            /** @description Time-weighted mean of (1 − player height / rendition height) where > 0, in % */
+            downscale_percentage: number | null;
         };
         AnalyticsPoint: {
             /** Format: date-time */
@@ -2112,6 +2128,20 @@ export interface components {
             error_rate: number;
             exits_before_start: number;
             average_bitrate: number | null;
+            /** @description Mean per-view score 0–100: 0 for a failed view, else the mean of startup, smoothness and video-quality scores (docs/analytics.md); null when no view has one */
+            viewer_experience_score: number | null;
+            /** @description Views whose play intent never reached a first frame because of an error (exits_before_start have no error) */
+            startup_failures: number;
+            /** @description Views that failed with an error after their first frame */
+            playback_failures: number;
+            /** @description Stalls per minute of playback */
+            rebuffer_frequency_per_minute: number;
+            /** @description Bitrate weighted by the time each rendition played, in kb/s */
+            time_weighted_bitrate_kbps: number | null;
+            /** @description Time-weighted mean of (player height / rendition height − 1) where > 0, in %; null when players sent no height */
+            upscale_percentage: number | null;
+            /** @description Time-weighted mean of (1 − player height / rendition height) where > 0, in % */
+            downscale_percentage: number | null;
         };
         AnalyticsBreakdowns: {
             browser: {
