@@ -196,17 +196,11 @@ function perView(scope: Scope, from: Date, to: Date, lateHours: number): Fragmen
     )`;
 }
 
-/**
- * Hourly buckets (HourRow) for views that started in [from, to). `from`/`to` may fall inside an
- * hour: the rollup's current, partial hour ends at its cut and a read's raw part starts there; the
- * two rows of that hour add up to the whole hour's (counts, sums and histograms add; new viewers
- * are counted by their first start's time against the whole day's starts).
- */
-export function hourlySql(scope: Scope, from: Date, to: Date, lateHours: number): Fragment {
+function hourlyParts(scope: Scope, from: Date): { ctes: Fragment; select: Fragment } {
   const wsFirst =
     scope.kind === 'subject' ? raw('') : raw(`union all select workspace_id, viewer_hash, min(received_at) from s0 where viewer_hash is not null group by day, workspace_id, viewer_hash`);
-  return sql`
-    with ${perView(scope, from, to, lateHours)},
+  return {
+    ctes: sql`
     nv as (
       -- A viewer is new in the hour of their first start of the day; by the first start's time
       -- (not its hour), so a mid-hour \`from\` counts only viewers first seen since it.
@@ -250,7 +244,8 @@ export function hourlySql(scope: Scope, from: Date, to: Date, lateHours: number)
              sum(scale_ms)::bigint as scale_ms,
              bool_or(not is_ws and subject_id not like 'ls\\_%') as is_video
         from pv group by hour, subject_id
-    )
+    )`,
+    select: sql`
     select agg.hour, agg.subject_id, agg.workspace_id, agg.views, coalesce(nv.n, 0) as new_viewers, agg.watch_ms, agg.started, agg.startup_ms_sum,
            coalesce(sh.h, '{}'::jsonb) as startup_hist, agg.rebuffers, agg.rebuffer_ms, agg.errors, agg.exits_before_start, agg.bitrate_sum, agg.bitrate_views,
            case when agg.is_video then coalesce(rh.h, '{}'::jsonb) end as retention_hist,
@@ -259,17 +254,42 @@ export function hourlySql(scope: Scope, from: Date, to: Date, lateHours: number)
       from agg
       left join nv using (hour, subject_id)
       left join sh using (hour, subject_id)
-      left join rh using (hour, subject_id)`;
+      left join rh using (hour, subject_id)`,
+  };
+}
+
+/**
+ * Hourly buckets (HourRow) for views that started in [from, to). `from`/`to` may fall inside an
+ * hour: the rollup's current, partial hour ends at its cut and a read's raw part starts there; the
+ * two rows of that hour add up to the whole hour's (counts, sums and histograms add; new viewers
+ * are counted by their first start's time against the whole day's starts).
+ */
+export function hourlySql(scope: Scope, from: Date, to: Date, lateHours: number): Fragment {
+  const h = hourlyParts(scope, from);
+  return sql`with ${perView(scope, from, to, lateHours)}, ${h.ctes} ${h.select}`;
 }
 
 /** Views and watch time per browser, OS, device class and (most watched) rendition, per hour and subject. */
-export function breakdownSql(scope: Scope, from: Date, to: Date, lateHours: number): Fragment {
-  return sql`
-    with ${perView(scope, from, to, lateHours)}
+const BREAKDOWN_SELECT = raw(`
     select hour, subject_id, dimension, value, count(*)::int as views, sum(watch_ms)::bigint as watch_ms from (
       select hour, subject_id, 'browser' as dimension, coalesce(browser, 'Unknown') as value, watch_ms from pv
       union all select hour, subject_id, 'os', coalesce(os, 'Unknown'), watch_ms from pv
       union all select hour, subject_id, 'device', coalesce(device, 'other'), watch_ms from pv
       union all select hour, subject_id, 'rendition', rendition, watch_ms from pv where rendition is not null
-    ) x group by 1, 2, 3, 4`;
+    ) x group by 1, 2, 3, 4`);
+
+export function breakdownSql(scope: Scope, from: Date, to: Date, lateHours: number): Fragment {
+  return sql`with ${perView(scope, from, to, lateHours)} ${BREAKDOWN_SELECT}`;
+}
+
+/**
+ * Both at once, for a read's raw part: the per-view metrics are computed once (not once per
+ * statement) and the answer is one row `{hours: HourRow[], breakdowns: BreakdownRow[]}` as JSON.
+ */
+export function bucketsSql(scope: Scope, from: Date, to: Date, lateHours: number): Fragment {
+  const h = hourlyParts(scope, from);
+  return sql`with ${perView(scope, from, to, lateHours)}, ${h.ctes},
+    hr as (${h.select}),
+    br as (${BREAKDOWN_SELECT})
+    select (select coalesce(json_agg(hr), '[]') from hr) as hours, (select coalesce(json_agg(br), '[]') from br) as breakdowns`;
 }
