@@ -104,6 +104,7 @@ export function beaconRoutes(r: Router, deps: Deps): void {
         device: agent?.device ?? null,
         player: start ? `${e.player.name}${e.player.version ? ` ${e.player.version}` : ''}` : null,
         player_height: e.player_height ?? null,
+        latency_ms: e.latency == null ? null : Math.round(e.latency * 1000),
       });
     }
     if (rows.length) hot.beacons.push(rows);

@@ -64,6 +64,12 @@ export const liveStreamAnalytics = z
     live_stream_id: z.string(),
     concurrent_viewers: n.int().meta({ description: 'Views with an event in the last `concurrent_window_seconds` that have not ended (players send a heartbeat every 10 s)' }),
     concurrent_window_seconds: n.int(),
+    concurrent_series: z
+      .array(z.object({ t: z.iso.datetime(), concurrent_viewers: n.int() }))
+      .meta({ description: 'Per minute: distinct views with an event in that minute (players send a heartbeat every 10 s). The last 24 hours of the range at most' }),
+    peak_concurrent_viewers: n.int().meta({ description: 'The largest value of concurrent_series' }),
+    latency_p50_seconds: n.nullable().meta({ description: 'Median of the latency the players reported over the range (one sample per beacon, ~every 10 s of viewing)' }),
+    latency_p95_seconds: n.nullable(),
     ...common,
   })
   .meta({ id: 'LiveStreamAnalytics' });
@@ -95,6 +101,7 @@ const docEvent = z
       .optional()
       .meta({ description: 'Playback time so far (cumulative; at most elapsed_ms + 1000). Optional: without it, watch time is the playhead\'s advance between events, bounded by the time that passed' }),
     player: z.object({ name: z.string(), version: z.string().optional() }),
+    latency: z.number().min(0).max(3600).optional().meta({ description: 'Live: seconds behind the live edge as the player reports it (per-broadcast median and p95 in the live analytics)' }),
     player_height: z.number().int().min(1).max(16384).optional().meta({ description: 'The player\'s displayed height in device pixels (upscale/downscale against the rendition\'s height, read from a name like `720p`)' }),
   })
   .meta({ id: 'BeaconEvent' });

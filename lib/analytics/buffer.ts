@@ -24,11 +24,13 @@ export interface RawEvent {
   player: string | null;
   /** The player's displayed height in device pixels (upscale/downscale against the rendition). */
   player_height: number | null;
+  /** Live: how far behind the live edge the player is, in ms, as it reports it. */
+  latency_ms: number | null;
 }
 
 const COLUMNS =
   'day date, received_at timestamptz, view_id uuid, seq integer, subject_id text, event text, position real, elapsed_ms integer, watch_ms integer, ' +
-  'bitrate integer, rendition text, error_code text, workspace_id text, viewer_hash bigint, browser text, os text, device text, player text, player_height integer';
+  'bitrate integer, rendition text, error_code text, workspace_id text, viewer_hash bigint, browser text, os text, device text, player text, player_height integer, latency_ms integer';
 const NAMES = COLUMNS.split(', ').map((c) => c.split(' ')[0]).join(', ');
 /** One statement whatever the batch size: the rows travel as one JSON parameter. Duplicates `(view_id, seq)` are dropped by the unique index. */
 const INSERT = `insert into analytics_events (${NAMES}) select ${NAMES} from jsonb_to_recordset(?::jsonb) as r(${COLUMNS}) on conflict do nothing`;

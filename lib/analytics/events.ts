@@ -33,6 +33,8 @@ export const beaconEvent = z.object({
   player: z.object({ name: text(50), version: text(50).optional() }),
   /** The player's displayed height in device pixels (CSS height × devicePixelRatio): upscale/downscale. */
   player_height: z.number().int().min(1).max(16384).nullish(),
+  /** Live: seconds behind the live edge, as the player reports it (hls.js `latency`, Shaka `liveLatency`). */
+  latency: z.number().min(0).max(3600).nullish(),
 }).refine((e) => e.watch_ms == null || e.elapsed_ms == null || e.watch_ms <= e.elapsed_ms + 1000, {
   // Both on the player's clock since the view began: no more time played than passed (1 s for rounding).
   message: 'watch_ms cannot exceed elapsed_ms',

@@ -137,6 +137,30 @@ describe('analytics SDK (sdk/analytics.js)', () => {
     assert.ok(beaconBody.safeParse(evs).success);
   });
 
+  it('reports live latency: hls.js\'s own figure on a live level, the seekable end otherwise, none for on-demand', () => {
+    let video!: FakeVideo;
+    const hls = { media: null as unknown, currentLevel: 0, latency: 3.25, levels: [{ height: 720, bitrate: 1, details: { live: true } }], loadSource() {}, on() {} };
+    const { events } = setup((v) => {
+      video = v;
+      hls.media = v;
+      return hls;
+    });
+    video.fire('play');
+    video.fire('playing');
+    hls.levels[0].details.live = false;
+    video.fire('pause');
+    const evs = events() as Array<Ev & { latency?: number }>;
+    assert.equal(evs[1].latency, 3.25);
+    assert.equal(evs[2].latency, undefined, 'on-demand: no latency');
+    const plain = setup();
+    Object.assign(plain.video, { duration: Infinity, currentTime: 96, seekable: { length: 1, end: () => 100.5 } });
+    plain.video.fire('play');
+    plain.video.fire('playing');
+    const p = plain.events() as Array<Ev & { latency?: number }>;
+    assert.equal(p[1].latency, 4.5);
+    assert.ok(beaconBody.safeParse(p).success);
+  });
+
   it('refuses to attach without a subject', () => {
     assert.throws(() => sdk.attach(new FakeVideo(), {}), /subject/);
   });

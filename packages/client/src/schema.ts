@@ -2059,6 +2059,8 @@ export interface components {
                 name: string;
                 version?: string;
             };
+            /** @description Live: seconds behind the live edge as the player reports it (per-broadcast median and p95 in the live analytics) */
+            latency?: number;
             /** @description The player's displayed height in device pixels (upscale/downscale against the rendition's height, read from a name like `720p`) */
             player_height?: number;
         };
@@ -2170,6 +2172,17 @@ export interface components {
             /** @description Views with an event in the last `concurrent_window_seconds` that have not ended (players send a heartbeat every 10 s) */
             concurrent_viewers: number;
             concurrent_window_seconds: number;
+            /** @description Per minute: distinct views with an event in that minute (players send a heartbeat every 10 s). The last 24 hours of the range at most */
+            concurrent_series: {
+                /** Format: date-time */
+                t: string;
+                concurrent_viewers: number;
+            }[];
+            /** @description The largest value of concurrent_series */
+            peak_concurrent_viewers: number;
+            /** @description Median of the latency the players reported over the range (one sample per beacon, ~every 10 s of viewing) */
+            latency_p50_seconds: number | null;
+            latency_p95_seconds: number | null;
             /** Format: date-time */
             from: string;
             /** Format: date-time */
