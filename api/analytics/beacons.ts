@@ -3,6 +3,7 @@ import type { ParameterizedContext } from 'koa';
 import { classifyAgent } from '../../lib/analytics/agent';
 import type { RawEvent } from '../../lib/analytics/buffer';
 import { beaconBody, MAX_BEACON_BYTES, type BeaconEvent } from '../../lib/analytics/events';
+import { countryOf } from '../../lib/analytics/country';
 import { BeaconSubjects } from '../../lib/analytics/subjects';
 import { dayOf, viewerHash } from '../../lib/analytics/viewer';
 import type { Deps } from '../deps';
@@ -74,7 +75,7 @@ export function beaconRoutes(r: Router, deps: Deps): void {
     const receivedAt = now.toISOString();
     const day = dayOf(now);
     const ua = ctx.get('user-agent');
-    // The client address (X-Forwarded-For only through TRUSTED_PROXIES) is used for the hash only, never stored.
+    // The client address (X-Forwarded-For only through TRUSTED_PROXIES) is used for the hash and the country only, never stored.
     const address = clientAddress(ctx);
     let salt: Buffer | undefined;
     const rows: RawEvent[] = [];
@@ -105,6 +106,7 @@ export function beaconRoutes(r: Router, deps: Deps): void {
         player: start ? `${e.player.name}${e.player.version ? ` ${e.player.version}` : ''}` : null,
         player_height: e.player_height ?? null,
         latency_ms: e.latency == null ? null : Math.round(e.latency * 1000),
+        country: start ? countryOf(address) : null,
       });
     }
     if (rows.length) hot.beacons.push(rows);

@@ -40,7 +40,13 @@ export const analyticsTotals = z.object(totalsShape).meta({ id: 'AnalyticsTotals
 const point = z.object({ t: z.iso.datetime(), ...totalsShape }).meta({ id: 'AnalyticsPoint' });
 const entry = z.object({ value: z.string(), views: n.int(), watch_time_seconds: n });
 const breakdowns = z
-  .object({ browser: z.array(entry), os: z.array(entry), device: z.array(entry), rendition: z.array(entry) })
+  .object({
+    browser: z.array(entry),
+    os: z.array(entry),
+    device: z.array(entry),
+    rendition: z.array(entry),
+    country: z.array(entry).meta({ description: 'ISO 3166-1 alpha-2 from the viewer\'s address at ingest (offline database; IPv4 only), `Unknown` otherwise; the address is not stored' }),
+  })
   .meta({ id: 'AnalyticsBreakdowns' });
 const common = {
   from: z.iso.datetime(),

@@ -69,7 +69,7 @@ export interface HourRow {
 export interface BreakdownRow {
   hour: Date;
   subject_id: string;
-  dimension: 'browser' | 'os' | 'device' | 'rendition';
+  dimension: 'browser' | 'os' | 'device' | 'rendition' | 'country';
   value: string;
   views: number;
   watch_ms: number;
@@ -107,7 +107,7 @@ function perView(scope: Scope, from: Date, to: Date, lateHours: number): Fragmen
       -- Per view through the (view_id, seq, day) index: a video's recent views cost their own
       -- events, never a scan of everyone's events in the window. Events count from the start
       -- hour's beginning even when \`from\` is mid-hour (a read's raw part), as in the rollup.
-      select e.view_id, e.event, e.position, e.elapsed_ms, e.watch_ms, e.bitrate, e.rendition, e.received_at, e.player_height,
+      select e.view_id, e.event, e.position, e.elapsed_ms, e.watch_ms, e.bitrate, e.rendition, e.received_at, e.player_height, e.country,
              lead(e.watch_ms) over w as next_watch, lead(e.elapsed_ms) over w as next_elapsed, lead(e.position) over w as next_position,
              lead(e.event) over w as next_event, lead(e.received_at) over w as next_received
         from v cross join lateral (
@@ -160,6 +160,7 @@ function perView(scope: Scope, from: Date, to: Date, lateHours: number): Fragmen
              avg(ev.bitrate) filter (where ev.bitrate > 0) as bitrate,
              max(ev.position) as furthest,
              mode() within group (order by ev.rendition) filter (where ev.rendition is not null) as rendition,
+             max(ev.country) as country,
              coalesce(sum(ev.play_ms * ev.bitrate) filter (where ev.bitrate > 0), 0) as bitrate_ms_sum,
              coalesce(sum(ev.play_ms) filter (where ev.bitrate > 0), 0) as bitrate_ms,
              coalesce(sum(ev.play_ms * greatest(ev.player_height::float8 / ev.rendition_height - 1, 0)) filter (where ev.rendition_height > 0 and ev.player_height > 0), 0) as upscale_ms_sum,
@@ -188,7 +189,7 @@ function perView(scope: Scope, from: Date, to: Date, lateHours: number): Fragmen
     ),
     pv as (
       select p.*, m.watch_ms, m.started, greatest(m.startup_ms, 0) as startup_ms, m.rebuffers, m.rebuffer_ms, m.errored, m.score,
-             m.bitrate_ms_sum, m.bitrate_ms, m.upscale_ms_sum, m.downscale_ms_sum, m.scale_ms,
+             m.bitrate_ms_sum, m.bitrate_ms, m.upscale_ms_sum, m.downscale_ms_sum, m.scale_ms, m.country,
              (not m.started and m.ended and not m.errored) as exited, m.bitrate, m.furthest, m.rendition,
              case when p.is_ws or p.subject_id like 'ls\\_%' then null
                   else (select duration_seconds from videos where id = cast(case when p.subject_id like 'ls\\_%' then null else p.subject_id end as uuid)) end as duration
@@ -276,6 +277,7 @@ const BREAKDOWN_SELECT = raw(`
       union all select hour, subject_id, 'os', coalesce(os, 'Unknown'), watch_ms from pv
       union all select hour, subject_id, 'device', coalesce(device, 'other'), watch_ms from pv
       union all select hour, subject_id, 'rendition', rendition, watch_ms from pv where rendition is not null
+      union all select hour, subject_id, 'country', coalesce(country, 'Unknown'), watch_ms from pv
     ) x group by 1, 2, 3, 4`);
 
 export function breakdownSql(scope: Scope, from: Date, to: Date, lateHours: number): Fragment {

@@ -26,11 +26,13 @@ export interface RawEvent {
   player_height: number | null;
   /** Live: how far behind the live edge the player is, in ms, as it reports it. */
   latency_ms: number | null;
+  /** `viewstart` only: the viewer's country (ISO 3166-1 alpha-2) from the address, which is not stored. */
+  country: string | null;
 }
 
 const COLUMNS =
   'day date, received_at timestamptz, view_id uuid, seq integer, subject_id text, event text, position real, elapsed_ms integer, watch_ms integer, ' +
-  'bitrate integer, rendition text, error_code text, workspace_id text, viewer_hash bigint, browser text, os text, device text, player text, player_height integer, latency_ms integer';
+  'bitrate integer, rendition text, error_code text, workspace_id text, viewer_hash bigint, browser text, os text, device text, player text, player_height integer, latency_ms integer, country text';
 const NAMES = COLUMNS.split(', ').map((c) => c.split(' ')[0]).join(', ');
 /** One statement whatever the batch size: the rows travel as one JSON parameter. Duplicates `(view_id, seq)` are dropped by the unique index. */
 const INSERT = `insert into analytics_events (${NAMES}) select ${NAMES} from jsonb_to_recordset(?::jsonb) as r(${COLUMNS}) on conflict do nothing`;

@@ -151,8 +151,8 @@ export interface BreakdownEntry {
 }
 
 /** Breakdown rows summed per dimension, most views first (at most `limit` values each). */
-export function breakdownsOf(rows: BreakdownRow[], limit = 20): Record<'browser' | 'os' | 'device' | 'rendition', BreakdownEntry[]> {
-  const out = { browser: new Map(), os: new Map(), device: new Map(), rendition: new Map() } as Record<string, Map<string, BreakdownEntry>>;
+export function breakdownsOf(rows: BreakdownRow[], limit = 20): Record<'browser' | 'os' | 'device' | 'rendition' | 'country', BreakdownEntry[]> {
+  const out = { browser: new Map(), os: new Map(), device: new Map(), rendition: new Map(), country: new Map() } as Record<string, Map<string, BreakdownEntry>>;
   for (const r of rows) {
     const m = out[r.dimension];
     if (!m) continue;
@@ -163,5 +163,5 @@ export function breakdownsOf(rows: BreakdownRow[], limit = 20): Record<'browser'
   }
   const list = (m: Map<string, BreakdownEntry>) =>
     [...m.values()].map((e) => ({ ...e, watch_time_seconds: round(e.watch_time_seconds) })).sort((a, b) => b.views - a.views || a.value.localeCompare(b.value)).slice(0, limit);
-  return { browser: list(out.browser), os: list(out.os), device: list(out.device), rendition: list(out.rendition) };
+  return { browser: list(out.browser), os: list(out.os), device: list(out.device), rendition: list(out.rendition), country: list(out.country) };
 }

@@ -101,6 +101,8 @@ describe('Dashboard analytics pages', function () {
     assert.match((await page.locator('.kpi', { hasText: 'Upscaling' }).locator('dd').textContent()) ?? '', /^[1-9][0-9.]* %$/);
     assert.match((await page.locator('.kpi', { hasText: 'Time-weighted bitrate' }).locator('dd').textContent()) ?? '', /kb\/s$/);
     assert.ok(await page.getByRole('region', { name: 'Browser' }).getByText('Safari').isVisible());
+    // Countries (issue 36 item 6): these viewers come from private addresses, so none is known.
+    assert.ok(await page.getByRole('region', { name: 'Country' }).getByText('Unknown').isVisible());
     assert.equal(await page.getByRole('navigation', { name: 'Video' }).getByRole('link', { name: 'Analytics' }).getAttribute('aria-current'), 'page');
     await page.getByText('Show as table').last().click();
     await page.screenshot({ path: path.join(SHOTS, 'video-analytics.png'), fullPage: true });

@@ -7,8 +7,8 @@ import { startStack, type Stack } from '../support/stack';
 
 type Ev = Record<string, unknown>;
 
-/** Issue 36 item 4: experience per view and in totals, as the API (and the client, the dashboard) read them. */
-describe('Viewer analytics: experience scores', function () {
+/** Issue 36 items 4 and 6: experience per view and in totals, and geography, as the API (and the client, the dashboard) read them. */
+describe('Viewer analytics: experience scores and countries', function () {
   this.timeout(120_000);
   let s: Stack;
   let id: string;
@@ -25,7 +25,7 @@ describe('Viewer analytics: experience scores', function () {
 
   before(async function () {
     this.timeout(240_000);
-    s = await startStack({ workers: [] });
+    s = await startStack({ workers: [], env: { TRUSTED_PROXIES: '127.0.0.1/32' } });
     await s.db('analytics_rollup_state').delete();
     const { body } = await s.post('/v1/upload/init', { filename: 'a.mp4', size: 1000, content_type: 'video/mp4', visibility: 'public' }).expect(201);
     id = body.video_id;
@@ -97,5 +97,24 @@ describe('Viewer analytics: experience scores', function () {
     } finally {
       await s.db('analytics_rollup_state').delete();
     }
+  });
+
+  it('breaks views down by country resolved at ingest (through TRUSTED_PROXIES), storing no address', async () => {
+    const { body } = await s.post('/v1/upload/init', { filename: 'b.mp4', size: 1000, content_type: 'video/mp4', visibility: 'public' }).expect(201);
+    const vid = body.video_id;
+    // Public addresses whose country is well known; a private one and an IPv6 one have none.
+    const from = ['8.8.8.8', '8.8.4.4', '81.2.69.142', '193.0.6.139', '10.1.2.3', '2001:4860:4860::8888'];
+    for (const address of from) {
+      const e = { view_id: randomUUID(), seq: 0, subject: vid, event: 'viewstart', position: 0, player: { name: 'test' } };
+      await request(s.url).post('/v1/beacons').set('Content-Type', 'text/plain').set('X-Forwarded-For', address).send(JSON.stringify([e, { ...e, seq: 1, event: 'viewend' }])).expect(204);
+    }
+    await s.app.hot.beacons.flush();
+    const a = (await s.get(`/v1/videos/${vid}/analytics`).expect(200)).body;
+    const country = Object.fromEntries(a.breakdowns.country.map((e: { value: string; views: number }) => [e.value, e.views]));
+    assert.deepEqual(country, { US: 2, GB: 1, NL: 1, Unknown: 2 });
+    const { rows } = await s.db.raw(`select * from analytics_events where subject_id = ?`, [parseVideoId(vid)!]);
+    const stored = JSON.stringify(rows);
+    for (const address of from) assert.ok(!stored.includes(address), `${address} not stored`);
+    assert.deepEqual(rows.filter((r: { event: string }) => r.event === 'viewend').map((r: { country: string | null }) => r.country), Array(6).fill(null), 'only the start carries the country');
   });
 });

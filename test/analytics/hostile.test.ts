@@ -94,6 +94,7 @@ describe('Viewer analytics: hostile beacons', function () {
       player: null,
       player_height: null,
       latency_ms: null,
+      country: null,
       ...over,
     });
     // Rows that got past the door some other way (an older API process, a future field).
@@ -142,7 +143,7 @@ describe('Viewer analytics: hostile beacons', function () {
     via.port = String(port);
     const db = createDb(via.toString(), 2);
     const buffer = new BeaconBuffer(db, createLogger('silent'), { flushMs: 200, flushRows: 100, maxRows: 1000 });
-    const row = (): RawEvent => ({ day: dayOf(new Date()), received_at: new Date().toISOString(), view_id: randomUUID(), seq: 0, subject_id: parseVideoId(pub)!, event: 'heartbeat', position: 0, elapsed_ms: null, watch_ms: null, bitrate: null, rendition: null, error_code: null, workspace_id: null, viewer_hash: null, browser: null, os: null, device: null, player: null, player_height: null, latency_ms: null });
+    const row = (): RawEvent => ({ day: dayOf(new Date()), received_at: new Date().toISOString(), view_id: randomUUID(), seq: 0, subject_id: parseVideoId(pub)!, event: 'heartbeat', position: 0, elapsed_ms: null, watch_ms: null, bitrate: null, rendition: null, error_code: null, workspace_id: null, viewer_hash: null, browser: null, os: null, device: null, player: null, player_height: null, latency_ms: null, country: null });
     try {
       const first = [row(), row()];
       buffer.push(first);

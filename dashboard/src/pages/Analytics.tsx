@@ -118,6 +118,7 @@ function Breakdowns({ b }: { b: Report['breakdowns'] }) {
         <BarList title="Operating system" rows={b.os} />
         <BarList title="Device" rows={b.device} />
         <BarList title="Rendition" rows={b.rendition} />
+        <BarList title="Country" rows={b.country} />
       </div>
     </>
   );

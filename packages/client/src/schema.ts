@@ -2166,6 +2166,12 @@ export interface components {
                 views: number;
                 watch_time_seconds: number;
             }[];
+            /** @description ISO 3166-1 alpha-2 from the viewer's address at ingest (offline database; IPv4 only), `Unknown` otherwise; the address is not stored */
+            country: {
+                value: string;
+                views: number;
+                watch_time_seconds: number;
+            }[];
         };
         LiveStreamAnalytics: {
             live_stream_id: string;
