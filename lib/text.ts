@@ -14,3 +14,14 @@ export function nulField(value: unknown, path = ''): string | null {
   }
   return null;
 }
+
+/**
+ * Text Postgres can store: no NUL and no unpaired UTF-16 surrogate (`\ud800` parses in JSON but
+ * serialises back as an escape that jsonb and text refuse: "unsupported Unicode escape sequence").
+ * The beacon schema (lib/analytics/events.ts) applies it to every string of an event, so one
+ * such beacon is a 400 at the door rather than a batch insert that fails.
+ */
+const UNSTORABLE = /[\0\p{Cs}]/u;
+export function storableText(s: string): boolean {
+  return !UNSTORABLE.test(s);
+}

@@ -97,6 +97,34 @@
     }
   }
 
+  /**
+   * The height the picture is shown at, in device pixels (upscale/downscale against the
+   * rendition): the element's box, letterboxed to the picture's aspect ratio.
+   */
+  Tracker.prototype.displayedHeight = function () {
+    var v = this.video;
+    var boxW = v.clientWidth || 0;
+    var boxH = v.clientHeight || 0;
+    if (!boxH) return null;
+    var h = v.videoWidth && v.videoHeight ? Math.min(boxH, (boxW * v.videoHeight) / v.videoWidth) : boxH;
+    var px = Math.round(h * (root.devicePixelRatio || 1));
+    return px >= 1 && px <= 16384 ? px : null;
+  };
+
+  /**
+   * Live only: seconds behind the live edge. The player's own figure when its adapter has one
+   * (hls.js `latency`, Shaka `liveLatency`), else the distance from the end of what is seekable.
+   */
+  Tracker.prototype.latency = function () {
+    var v = this.video;
+    var l = null;
+    try {
+      if (this.latencyOf) l = this.latencyOf();
+      else if (v.duration === Infinity && v.seekable && v.seekable.length) l = v.seekable.end(v.seekable.length - 1) - v.currentTime;
+    } catch (e) { l = null; /* a player's internals changed: no latency, never an exception */ }
+    return typeof l === 'number' && isFinite(l) && l >= 0 && l <= 3600 ? Math.round(l * 1000) / 1000 : null;
+  };
+
   Tracker.prototype.elapsed = function () { return Math.max(0, Math.round(this.now() - this.view.t0)); };
 
   Tracker.prototype.watchMs = function () {
@@ -127,6 +155,10 @@
     };
     if (this.rendition) e.rendition = this.rendition;
     if (this.bitrate) e.bitrate = this.bitrate;
+    var h = this.displayedHeight();
+    if (h) e.player_height = h;
+    var l = this.latency();
+    if (l !== null) e.latency = l;
     if (extra) for (var k in extra) e[k] = extra[k];
     this.queue.push(e);
     if (event === 'viewend') this.flush(true);
@@ -263,6 +295,10 @@
       });
       hls.on('hlsError', function (_e, data) { if (data && data.fatal) t.error('hls_' + data.details); });
       hls.on('hlsDestroying', function () { t.end(); });
+      t.latencyOf = function () {
+        var l = hls.levels && hls.levels[hls.currentLevel];
+        return l && l.details && l.details.live ? hls.latency : null;
+      };
       return t;
     };
     if (opts.video || hls.media) return start(opts.video || hls.media);
@@ -281,6 +317,7 @@
       return null;
     };
     t.sample = active;
+    t.latencyOf = function () { return player.isLive && player.isLive() ? player.getStats().liveLatency : null; };
     var changed = function () { var r = active(); if (r) t.setRendition(r.name, r.bitrate); };
     player.addEventListener('adaptation', changed);
     player.addEventListener('variantchanged', changed);

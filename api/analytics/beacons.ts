@@ -2,10 +2,10 @@ import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import { classifyAgent } from '../../lib/analytics/agent';
 import type { RawEvent } from '../../lib/analytics/buffer';
-import { LiveSubjects } from '../../lib/analytics/live';
 import { beaconBody, MAX_BEACON_BYTES, type BeaconEvent } from '../../lib/analytics/events';
+import { countryOf } from '../../lib/analytics/country';
+import { BeaconSubjects } from '../../lib/analytics/subjects';
 import { dayOf, viewerHash } from '../../lib/analytics/viewer';
-import { looksLikeToken } from '../../lib/playback/tokens';
 import type { Deps } from '../deps';
 import { ApiError, badRequest } from '../errors';
 import { retryAfter } from '../middleware/auth';
@@ -32,30 +32,17 @@ async function readBody(ctx: ParameterizedContext): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** What a subject resolves to: the video's workspace and id, or nothing countable. */
-type Resolved = { workspaceId: string; subjectId: string } | null;
-
 /**
  * SPEC §18 beacons. Only subjects the caller could play count: a public or unlisted video by id,
  * a private one only through a valid playback token for it, a live stream (`ls_…`) that is not
- * private (its id is the subject: lib/analytics/live.ts). Whatever is not countable is dropped
+ * private (its id is the subject), resolved by lib/analytics/subjects.ts at a bounded cost. Whatever is not countable is dropped
  * silently — the answer is 204 for every well-formed body, so a beacon tells nothing about a
  * video. Each client address has `ANALYTICS_BEACONS_PER_MINUTE` requests a minute, then 429
  * `beacon_rate_limited`, checked before the body is read.
  */
 export function beaconRoutes(r: Router, deps: Deps): void {
   const { hot } = deps;
-  const live = new LiveSubjects(deps.db);
-
-  const resolve = async (subject: string): Promise<Resolved> => {
-    if (subject.startsWith('ls_')) {
-      const workspaceId = await live.workspaceOf(subject);
-      return workspaceId ? { workspaceId, subjectId: subject.toLowerCase() } : null;
-    }
-    const ref = looksLikeToken(subject) ? { token: subject } : { id: subject };
-    const access = await hot.access.resolve(ref);
-    return access.kind === 'ok' ? { workspaceId: access.video.workspace_id, subjectId: access.video.id } : null;
-  };
+  const subjects = new BeaconSubjects(deps.db, hot.access);
 
   r.options('/beacons', (ctx) => {
     ctx.set(CORS);
@@ -83,18 +70,17 @@ export function beaconRoutes(r: Router, deps: Deps): void {
       throw badRequest('invalid_beacon', 'The beacon is not a valid event or array of 1–100 events', issues);
     }
     const events: BeaconEvent[] = parsed.data;
-    const subjects = new Map<string, Promise<Resolved>>();
-    for (const e of events) if (!subjects.has(e.subject)) subjects.set(e.subject, resolve(e.subject));
+    const resolved = await subjects.resolveAll(events.map((e) => e.subject));
     const now = new Date();
     const receivedAt = now.toISOString();
     const day = dayOf(now);
     const ua = ctx.get('user-agent');
-    // The client address (X-Forwarded-For only through TRUSTED_PROXIES) is used for the hash only, never stored.
+    // The client address (X-Forwarded-For only through TRUSTED_PROXIES) is used for the hash and the country only, never stored.
     const address = clientAddress(ctx);
     let salt: Buffer | undefined;
     const rows: RawEvent[] = [];
     for (const e of events) {
-      const s = await subjects.get(e.subject)!;
+      const s = resolved.get(e.subject);
       if (!s) continue;
       const start = e.event === 'viewstart';
       if (start) salt ??= await hot.salt.get(now.getTime());
@@ -118,6 +104,9 @@ export function beaconRoutes(r: Router, deps: Deps): void {
         os: agent?.os ?? null,
         device: agent?.device ?? null,
         player: start ? `${e.player.name}${e.player.version ? ` ${e.player.version}` : ''}` : null,
+        player_height: e.player_height ?? null,
+        latency_ms: e.latency == null ? null : Math.round(e.latency * 1000),
+        country: start ? countryOf(address) : null,
       });
     }
     if (rows.length) hot.beacons.push(rows);

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
-import { CONCURRENT_WINDOW_SECONDS, concurrentViewers } from '../../lib/analytics/live';
+import { CONCURRENT_WINDOW_SECONDS, concurrentViewers, liveFigures } from '../../lib/analytics/live';
 import { breakdownsOf, type Granularity, retentionOf, seriesOf, totalsOf } from '../../lib/analytics/math';
 import { hourAligned, readBuckets, type Window } from '../../lib/analytics/read';
 import { parseId, parseVideoId, videoPublicId } from '../../lib/ids';
@@ -56,9 +56,10 @@ export function analyticsRoutes(r: Router, deps: Deps): void {
     const stream = id ? await db('live_streams').where({ id, workspace_id: workspaceId }).whereNull('deleted_at').first('id') : undefined;
     if (!stream) throw notFound('Live stream');
     const w = rangeOf(ctx);
-    const [{ hours, breakdowns }, concurrent] = await Promise.all([
+    const [{ hours, breakdowns }, concurrent, figures] = await Promise.all([
       readBuckets(db, { kind: 'subject', subjectId: stream.id }, w, rollup),
       concurrentViewers(db, stream.id),
+      liveFigures(db, stream.id, w.from, w.to),
     ]);
     ctx.body = {
       live_stream_id: stream.id,
@@ -67,6 +68,7 @@ export function analyticsRoutes(r: Router, deps: Deps): void {
       granularity: w.granularity,
       concurrent_viewers: concurrent,
       concurrent_window_seconds: CONCURRENT_WINDOW_SECONDS,
+      ...figures,
       totals: totalsOf(hours),
       series: seriesOf(hours, w.from, w.to, w.granularity),
       breakdowns: breakdownsOf(breakdowns),

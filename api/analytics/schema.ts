@@ -26,12 +26,27 @@ const totalsShape = {
   error_rate: n.meta({ description: 'Share of views with an error (0–1)' }),
   exits_before_start: n.int(),
   average_bitrate: n.nullable(),
+  viewer_experience_score: n
+    .nullable()
+    .meta({ description: 'Mean per-view score 0–100: 0 for a failed view, else the mean of startup, smoothness and video-quality scores (docs/analytics.md); null when no view has one' }),
+  startup_failures: n.int().meta({ description: 'Views whose play intent never reached a first frame because of an error (exits_before_start have no error)' }),
+  playback_failures: n.int().meta({ description: 'Views that failed with an error after their first frame' }),
+  rebuffer_frequency_per_minute: n.meta({ description: 'Stalls per minute of playback' }),
+  time_weighted_bitrate_kbps: n.nullable().meta({ description: 'Bitrate weighted by the time each rendition played, in kb/s' }),
+  upscale_percentage: n.nullable().meta({ description: 'Time-weighted mean of (player height / rendition height − 1) where > 0, in %; null when players sent no height' }),
+  downscale_percentage: n.nullable().meta({ description: 'Time-weighted mean of (1 − player height / rendition height) where > 0, in %' }),
 };
 export const analyticsTotals = z.object(totalsShape).meta({ id: 'AnalyticsTotals' });
 const point = z.object({ t: z.iso.datetime(), ...totalsShape }).meta({ id: 'AnalyticsPoint' });
 const entry = z.object({ value: z.string(), views: n.int(), watch_time_seconds: n });
 const breakdowns = z
-  .object({ browser: z.array(entry), os: z.array(entry), device: z.array(entry), rendition: z.array(entry) })
+  .object({
+    browser: z.array(entry),
+    os: z.array(entry),
+    device: z.array(entry),
+    rendition: z.array(entry),
+    country: z.array(entry).meta({ description: 'ISO 3166-1 alpha-2 from the viewer\'s address at ingest (offline database; IPv4 only), `Unknown` otherwise; the address is not stored' }),
+  })
   .meta({ id: 'AnalyticsBreakdowns' });
 const common = {
   from: z.iso.datetime(),
@@ -55,6 +70,12 @@ export const liveStreamAnalytics = z
     live_stream_id: z.string(),
     concurrent_viewers: n.int().meta({ description: 'Views with an event in the last `concurrent_window_seconds` that have not ended (players send a heartbeat every 10 s)' }),
     concurrent_window_seconds: n.int(),
+    concurrent_series: z
+      .array(z.object({ t: z.iso.datetime(), concurrent_viewers: n.int() }))
+      .meta({ description: 'Per minute: distinct views with an event in that minute (players send a heartbeat every 10 s). The last 24 hours of the range at most' }),
+    peak_concurrent_viewers: n.int().meta({ description: 'The largest value of concurrent_series' }),
+    latency_p50_seconds: n.nullable().meta({ description: 'Median of the latency the players reported over the range (one sample per beacon, ~every 10 s of viewing)' }),
+    latency_p95_seconds: n.nullable(),
     ...common,
   })
   .meta({ id: 'LiveStreamAnalytics' });
@@ -78,9 +99,16 @@ const docEvent = z
     rendition: z.string().optional(),
     bitrate: z.number().int().optional(),
     error_code: z.string().optional(),
-    elapsed_ms: z.number().int().optional().meta({ description: 'ms since the view began, on the player\'s clock' }),
-    watch_ms: z.number().int().optional().meta({ description: 'Playback time so far (cumulative)' }),
+    elapsed_ms: z.number().int().min(0).optional().meta({ description: 'ms since the view began, on the player\'s clock. Optional: without it, startup is timed by the events\' order and receipt' }),
+    watch_ms: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .meta({ description: 'Playback time so far (cumulative; at most elapsed_ms + 1000). Optional: without it, watch time is the playhead\'s advance between events, bounded by the time that passed' }),
     player: z.object({ name: z.string(), version: z.string().optional() }),
+    latency: z.number().min(0).max(3600).optional().meta({ description: 'Live: seconds behind the live edge as the player reports it (per-broadcast median and p95 in the live analytics)' }),
+    player_height: z.number().int().min(1).max(16384).optional().meta({ description: 'The player\'s displayed height in device pixels (upscale/downscale against the rendition\'s height, read from a name like `720p`)' }),
   })
   .meta({ id: 'BeaconEvent' });
 export const beaconDocBody = z.union([docEvent, z.array(docEvent).min(1).max(MAX_BEACON_EVENTS)]);

@@ -1,5 +1,6 @@
 import type { Db } from '../db';
 import type { Logger } from '../logger';
+import { analyticsEventsDropped } from '../metrics/registry';
 
 /** One row of analytics_events as the ingest builds it. */
 export interface RawEvent {
@@ -21,20 +22,41 @@ export interface RawEvent {
   os: string | null;
   device: string | null;
   player: string | null;
+  /** The player's displayed height in device pixels (upscale/downscale against the rendition). */
+  player_height: number | null;
+  /** Live: how far behind the live edge the player is, in ms, as it reports it. */
+  latency_ms: number | null;
+  /** `viewstart` only: the viewer's country (ISO 3166-1 alpha-2) from the address, which is not stored. */
+  country: string | null;
 }
 
 const COLUMNS =
   'day date, received_at timestamptz, view_id uuid, seq integer, subject_id text, event text, position real, elapsed_ms integer, watch_ms integer, ' +
-  'bitrate integer, rendition text, error_code text, workspace_id text, viewer_hash bigint, browser text, os text, device text, player text';
+  'bitrate integer, rendition text, error_code text, workspace_id text, viewer_hash bigint, browser text, os text, device text, player text, player_height integer, latency_ms integer, country text';
 const NAMES = COLUMNS.split(', ').map((c) => c.split(' ')[0]).join(', ');
 /** One statement whatever the batch size: the rows travel as one JSON parameter. Duplicates `(view_id, seq)` are dropped by the unique index. */
 const INSERT = `insert into analytics_events (${NAMES}) select ${NAMES} from jsonb_to_recordset(?::jsonb) as r(${COLUMNS}) on conflict do nothing`;
 
 /**
+ * Did Postgres refuse the statement for what the rows hold (SQLSTATE class 22 data exception, 23
+ * integrity violation: a NUL, an unpaired surrogate, a value out of range), rather than because it
+ * could not run it now (no code: the connection; 08, 40, 53, 57, 58, XX…)? Only the former is
+ * worth splitting the batch for; the latter is retried whole.
+ */
+export function refusedForContent(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.length === 5 && (code.startsWith('22') || code.startsWith('23'));
+}
+
+/**
  * Accepted beacons wait here and are written by one multi-row INSERT per flush: every
- * `flushMs`, or at once when `flushRows` are waiting. A failed write keeps its rows for the
- * next flush (up to `maxRows`; past it the oldest are dropped and logged). `close` writes
- * everything before the process exits, so a SIGTERM loses no accepted beacon.
+ * `flushMs`, or at once when `flushRows` are waiting. A write that fails because the database is
+ * away keeps its rows for the next flush (up to `maxRows`; past it the oldest are dropped, counted
+ * and logged). A write the database refuses for its content is **quarantined**, never retried as
+ * it is: the batch is split in halves until the rows that fail are single, those are dropped
+ * (counted in `refused`, logged with their view and subject) and every other row is written — one
+ * bad record never blocks the queue (issue 33). `close` writes everything before the process
+ * exits, so a SIGTERM loses no accepted beacon.
  */
 export class BeaconBuffer {
   private rows: RawEvent[] = [];
@@ -43,6 +65,10 @@ export class BeaconBuffer {
   private closed = false;
   /** Rows written by this process (for tests and /metrics). */
   written = 0;
+  /** Rows the database refused for their content, dropped. */
+  refused = 0;
+  /** Rows dropped because the buffer was full. */
+  overflowed = 0;
 
   constructor(
     private readonly db: Db,
@@ -61,6 +87,8 @@ export class BeaconBuffer {
     for (const r of rows) this.rows.push(r);
     if (this.rows.length > this.opts.maxRows) {
       const dropped = this.rows.splice(0, this.rows.length - this.opts.maxRows);
+      this.overflowed += dropped.length;
+      analyticsEventsDropped.inc({ reason: 'overflow' }, dropped.length);
       this.log.error({ dropped: dropped.length }, 'analytics buffer full (database unreachable?); oldest events dropped');
     }
     if (this.rows.length >= this.opts.flushRows && !this.closed) void this.flush();
@@ -71,20 +99,52 @@ export class BeaconBuffer {
     return this.flushing;
   }
 
+  private async insert(rows: RawEvent[]): Promise<void> {
+    await this.db.raw(INSERT, [JSON.stringify(rows)]);
+    this.written += rows.length;
+  }
+
   private async write(): Promise<void> {
     while (this.rows.length > 0) {
       const batch = this.rows.splice(0, Math.max(this.opts.flushRows, 1));
+      let left: RawEvent[] = [];
       try {
-        await this.db.raw(INSERT, [JSON.stringify(batch)]);
-        this.written += batch.length;
+        await this.insert(batch);
       } catch (err) {
-        this.rows.unshift(...batch);
-        this.log.warn({ err, pending: this.rows.length }, 'analytics flush failed; will retry');
-        return;
+        left = refusedForContent(err) ? await this.quarantine(batch) : batch;
+        if (left.length) {
+          this.rows.unshift(...left);
+          this.log.warn({ err, pending: this.rows.length }, 'analytics flush failed; will retry');
+          return;
+        }
       }
     }
   }
 
+  /**
+   * Writes a batch the database refused for its content in halves, down to single rows; drops the
+   * rows that fail alone. Returns what is left unwritten if the database went away meanwhile.
+   */
+  private async quarantine(batch: RawEvent[]): Promise<RawEvent[]> {
+    const chunks = [batch.slice(0, batch.length >> 1), batch.slice(batch.length >> 1)].filter((c) => c.length);
+    while (chunks.length) {
+      const chunk = chunks.shift()!;
+      try {
+        await this.insert(chunk);
+      } catch (err) {
+        if (!refusedForContent(err)) return [...chunk, ...chunks.flat()];
+        if (chunk.length > 1) {
+          chunks.unshift(chunk.slice(0, chunk.length >> 1), chunk.slice(chunk.length >> 1));
+          continue;
+        }
+        const r = chunk[0];
+        this.refused++;
+        analyticsEventsDropped.inc({ reason: 'refused' });
+        this.log.error({ err, view_id: r.view_id, seq: r.seq, subject_id: r.subject_id, event: r.event }, 'analytics event refused by the database for its content; dropped');
+      }
+    }
+    return [];
+  }
   /** Stops the timer and writes what is pending (retrying a few times). */
   async close(attempts = 5): Promise<void> {
     this.closed = true;

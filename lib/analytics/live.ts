@@ -1,5 +1,4 @@
 import type { Db } from '../db';
-import { parseId } from '../ids';
 
 /**
  * A viewer of a live stream is concurrent while their view sent an event in the last this many
@@ -7,33 +6,6 @@ import { parseId } from '../ids';
  * by the API within `ANALYTICS_FLUSH_MS`), so 30 s tolerates two lost heartbeats.
  */
 export const CONCURRENT_WINDOW_SECONDS = 30;
-
-/**
- * Which live streams beacons may count for (SPEC §18): a stream that exists, is not deleted and
- * is not private (a private stream's embed page plays nothing; a viewer with a token plays the
- * broadcast's recording video and its beacons name that token). Answers are kept `ttlMs` per
- * process, so a busy stream's beacons cost no query; at most `max` ids are kept.
- */
-export class LiveSubjects {
-  private readonly cache = new Map<string, { workspaceId: string | null; expiresAt: number }>();
-  constructor(
-    private readonly db: Db,
-    private readonly ttlMs = 10_000,
-    private readonly max = 10_000,
-  ) {}
-
-  async workspaceOf(subject: string, now = Date.now()): Promise<string | null> {
-    const id = parseId('ls', subject);
-    if (!id) return null;
-    const hit = this.cache.get(id);
-    if (hit && hit.expiresAt > now) return hit.workspaceId;
-    const row = await this.db('live_streams').where({ id }).whereNull('deleted_at').whereNot({ visibility: 'private' }).first('workspace_id');
-    if (this.cache.size >= this.max) this.cache.clear();
-    const workspaceId: string | null = row?.workspace_id ?? null;
-    this.cache.set(id, { workspaceId, expiresAt: now + this.ttlMs });
-    return workspaceId;
-  }
-}
 
 /**
  * Distinct views of a live stream with an event in the last CONCURRENT_WINDOW_SECONDS that have
@@ -52,4 +24,46 @@ export async function concurrentViewers(db: Db, liveStreamId: string, now = Date
     [liveStreamId, since.toISOString().slice(0, 10), since.toISOString()],
   );
   return rows[0].n;
+}
+
+/** The concurrent series covers at most this much of a range (per minute: 1,440 points). */
+export const CONCURRENT_SERIES_MAX_MS = 24 * 3600_000;
+
+export interface LiveFigures {
+  concurrent_series: Array<{ t: string; concurrent_viewers: number }>;
+  peak_concurrent_viewers: number;
+  latency_p50_seconds: number | null;
+  latency_p95_seconds: number | null;
+}
+
+/**
+ * A live stream's viewers per minute over [from, to) (its last 24 hours at most; minutes without
+ * a viewer are 0): the distinct views with any event received in the minute — a playing viewer
+ * sends a heartbeat every 10 s, so every minute they watch has one. And the latency the players
+ * reported (one sample per beacon, so about one per 10 s of viewing: a time-weighted median and
+ * p95). Reads the stream's raw events through the partial index on live subjects.
+ */
+export async function liveFigures(db: Db, liveStreamId: string, from: Date, to: Date, now = Date.now()): Promise<LiveFigures> {
+  const end = Math.min(to.getTime(), Math.ceil(now / 60_000) * 60_000);
+  const start = Math.max(from.getTime(), end - CONCURRENT_SERIES_MAX_MS);
+  const range = [liveStreamId, new Date(start).toISOString().slice(0, 10), new Date(start).toISOString(), new Date(end).toISOString()];
+  const where = `subject_id = ? and subject_id like 'ls\\_%' and day >= ?::date and received_at >= ? and received_at < ?`;
+  const [series, latency] = await Promise.all([
+    db.raw(`select date_trunc('minute', received_at) as t, count(distinct view_id)::int as n from analytics_events where ${where} group by 1`, range),
+    db.raw(
+      `select percentile_cont(0.5) within group (order by latency_ms) as p50, percentile_cont(0.95) within group (order by latency_ms) as p95
+         from analytics_events where ${where} and latency_ms is not null`,
+      [liveStreamId, new Date(from.getTime()).toISOString().slice(0, 10), from.toISOString(), to.toISOString()],
+    ),
+  ]);
+  const by = new Map<number, number>((series.rows as Array<{ t: Date; n: number }>).map((r) => [new Date(r.t).getTime(), r.n]));
+  const points: LiveFigures['concurrent_series'] = [];
+  for (let t = Math.floor(start / 60_000) * 60_000; t < end; t += 60_000) points.push({ t: new Date(t).toISOString(), concurrent_viewers: by.get(t) ?? 0 });
+  const sec = (v: unknown) => (v === null || v === undefined ? null : Math.round(Number(v)) / 1000);
+  return {
+    concurrent_series: points,
+    peak_concurrent_viewers: points.reduce((m, p) => Math.max(m, p.concurrent_viewers), 0),
+    latency_p50_seconds: sec(latency.rows[0]?.p50),
+    latency_p95_seconds: sec(latency.rows[0]?.p95),
+  };
 }

@@ -15,6 +15,14 @@ export interface Totals {
   error_rate: number;
   exits_before_start: number;
   average_bitrate: number | null;
+  /** Mean of the per-view experience scores (0–100); null when no view has one. */
+  viewer_experience_score: number | null;
+  startup_failures: number;
+  playback_failures: number;
+  rebuffer_frequency_per_minute: number;
+  time_weighted_bitrate_kbps: number | null;
+  upscale_percentage: number | null;
+  downscale_percentage: number | null;
 }
 
 export interface SeriesPoint extends Totals {
@@ -54,6 +62,7 @@ export function percentileFromHist(hist: Record<string, number>, p: number, boun
 /** Sums hourly rows into the §18 totals. Unique viewers add first-seen-that-day counts (docs/analytics.md). */
 export function totalsOf(rows: HourRow[]): Totals {
   let views = 0, viewers = 0, watch = 0, started = 0, rebuffers = 0, rebufferMs = 0, errors = 0, exits = 0, bitrateSum = 0, bitrateViews = 0;
+  let startupFailures = 0, playbackFailures = 0, scoreSum = 0, scored = 0, bitrateMsSum = 0, bitrateMs = 0, upSum = 0, downSum = 0, scaleMs = 0;
   const hist: Record<string, number> = {};
   for (const r of rows) {
     views += r.views;
@@ -67,6 +76,15 @@ export function totalsOf(rows: HourRow[]): Totals {
     bitrateSum += r.bitrate_sum;
     bitrateViews += r.bitrate_views;
     addHist(hist, r.startup_hist);
+    startupFailures += r.startup_failures ?? 0;
+    playbackFailures += r.playback_failures ?? 0;
+    scoreSum += Number(r.score_sum ?? 0);
+    scored += r.scored_views ?? 0;
+    bitrateMsSum += Number(r.bitrate_ms_sum ?? 0);
+    bitrateMs += Number(r.bitrate_ms ?? 0);
+    upSum += Number(r.upscale_ms_sum ?? 0);
+    downSum += Number(r.downscale_ms_sum ?? 0);
+    scaleMs += Number(r.scale_ms ?? 0);
   }
   return {
     views,
@@ -81,6 +99,14 @@ export function totalsOf(rows: HourRow[]): Totals {
     error_rate: views ? round(errors / views, 4) : 0,
     exits_before_start: exits,
     average_bitrate: bitrateViews ? Math.round(bitrateSum / bitrateViews) : null,
+    viewer_experience_score: scored ? round(scoreSum / scored, 1) : null,
+    startup_failures: startupFailures,
+    playback_failures: playbackFailures,
+    // Stalls per minute of playback (Mux's "rebuffer frequency").
+    rebuffer_frequency_per_minute: watch > 0 ? round(rebuffers / (watch / 60_000)) : 0,
+    time_weighted_bitrate_kbps: bitrateMs > 0 ? round(bitrateMsSum / bitrateMs / 1000, 1) : null,
+    upscale_percentage: scaleMs > 0 ? round((100 * upSum) / scaleMs, 2) : null,
+    downscale_percentage: scaleMs > 0 ? round((100 * downSum) / scaleMs, 2) : null,
   };
 }
 
@@ -125,8 +151,8 @@ export interface BreakdownEntry {
 }
 
 /** Breakdown rows summed per dimension, most views first (at most `limit` values each). */
-export function breakdownsOf(rows: BreakdownRow[], limit = 20): Record<'browser' | 'os' | 'device' | 'rendition', BreakdownEntry[]> {
-  const out = { browser: new Map(), os: new Map(), device: new Map(), rendition: new Map() } as Record<string, Map<string, BreakdownEntry>>;
+export function breakdownsOf(rows: BreakdownRow[], limit = 20): Record<'browser' | 'os' | 'device' | 'rendition' | 'country', BreakdownEntry[]> {
+  const out = { browser: new Map(), os: new Map(), device: new Map(), rendition: new Map(), country: new Map() } as Record<string, Map<string, BreakdownEntry>>;
   for (const r of rows) {
     const m = out[r.dimension];
     if (!m) continue;
@@ -137,5 +163,5 @@ export function breakdownsOf(rows: BreakdownRow[], limit = 20): Record<'browser'
   }
   const list = (m: Map<string, BreakdownEntry>) =>
     [...m.values()].map((e) => ({ ...e, watch_time_seconds: round(e.watch_time_seconds) })).sort((a, b) => b.views - a.views || a.value.localeCompare(b.value)).slice(0, limit);
-  return { browser: list(out.browser), os: list(out.os), device: list(out.device), rendition: list(out.rendition) };
+  return { browser: list(out.browser), os: list(out.os), device: list(out.device), rendition: list(out.rendition), country: list(out.country) };
 }

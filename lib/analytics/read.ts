@@ -1,9 +1,7 @@
 import type { Db } from '../db';
-import { breakdownSql, hourlySql, type BreakdownRow, type HourRow, type Scope } from './aggregate';
+import { bucketsSql, HOUR_COLUMNS, type BreakdownRow, type HourRow, type Scope } from './aggregate';
 import { floorHour, lateHoursOf, readRollupState, type RollupOptions } from './rollup';
 
-const HOUR_COLUMNS = `hour, subject_id, workspace_id, views, new_viewers, watch_ms, started, startup_ms_sum, startup_hist, rebuffers, rebuffer_ms,
-  errors, exits_before_start, bitrate_sum, bitrate_views, retention_hist`;
 
 export interface Window {
   from: Date;
@@ -59,32 +57,34 @@ export async function readBuckets(
     out.perSubject.set(subject, e);
   };
   if (split > w.from) {
+    // One round trip for the aggregates: the scope's hourly rows and breakdowns (and, for a
+    // workspace, its subjects' views for the top list) as JSON.
     const range = [w.from.toISOString(), split.toISOString()];
-    const [h, b, per] = await Promise.all([
-      db.raw(`select ${HOUR_COLUMNS} from analytics_hourly where subject_id = ? and hour >= ? and hour < ?`, [own, ...range]),
-      db.raw(`select hour, subject_id, dimension, value, views, watch_ms from analytics_hourly_breakdowns where subject_id = ? and hour >= ? and hour < ?`, [own, ...range]),
+    const per =
       scope.kind === 'workspace'
-        ? db.raw(
-            `select subject_id, sum(views)::int as views, sum(watch_ms)::bigint as watch_ms from analytics_hourly
-              where workspace_id = ? and subject_id <> ? and hour >= ? and hour < ? group by subject_id`,
-            [own, own, ...range],
-          )
-        : Promise.resolve({ rows: [] }),
-    ]);
-    out.hours.push(...h.rows);
-    out.breakdowns.push(...b.rows);
-    for (const r of per.rows as Array<{ subject_id: string; views: number; watch_ms: number }>) add(r.subject_id, r.views, Number(r.watch_ms));
+        ? `(select coalesce(json_agg(p), '[]') from (select subject_id, sum(views)::int as views, sum(watch_ms)::bigint as watch_ms from analytics_hourly
+              where workspace_id = :own and subject_id <> :own and hour >= :from and hour < :split group by subject_id) p)`
+        : 'json_build_array()';
+    const { rows } = await db.raw(
+      `select (select coalesce(json_agg(h), '[]') from (select ${HOUR_COLUMNS} from analytics_hourly where subject_id = :own and hour >= :from and hour < :split) h) as hours,
+              (select coalesce(json_agg(b), '[]') from (select hour, subject_id, dimension, value, views, watch_ms from analytics_hourly_breakdowns
+                 where subject_id = :own and hour >= :from and hour < :split) b) as breakdowns,
+              ${per} as per`,
+      { own, from: range[0], split: range[1] },
+    );
+    out.hours.push(...(rows[0].hours as HourRow[]));
+    out.breakdowns.push(...(rows[0].breakdowns as BreakdownRow[]));
+    for (const r of rows[0].per as Array<{ subject_id: string; views: number; watch_ms: number }>) add(r.subject_id, r.views, Number(r.watch_ms));
   }
   if (w.to > split) {
-    const late = lateHoursOf(o);
-    const h = hourlySql(scope, split, w.to, late);
-    const b = breakdownSql(scope, split, w.to, late);
-    const [hr, br] = await Promise.all([db.raw(h.sql, h.bindings), db.raw(b.sql, b.bindings)]);
-    for (const r of hr.rows as HourRow[]) {
+    // The views started since the cut: their per-view metrics computed once, hours and breakdowns in one answer.
+    const q = bucketsSql(scope, split, w.to, lateHoursOf(o));
+    const { rows } = await db.raw(q.sql, q.bindings);
+    for (const r of rows[0].hours as HourRow[]) {
       if (r.subject_id === own) out.hours.push(r);
       else add(r.subject_id, r.views, Number(r.watch_ms));
     }
-    out.breakdowns.push(...(br.rows as BreakdownRow[]).filter((r) => r.subject_id === own));
+    out.breakdowns.push(...(rows[0].breakdowns as BreakdownRow[]).filter((r) => r.subject_id === own));
   }
   return out;
 }

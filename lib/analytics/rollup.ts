@@ -1,5 +1,5 @@
 import type { Db } from '../db';
-import { breakdownSql, hourlySql } from './aggregate';
+import { breakdownSql, HOUR_COLUMNS, hourlySql } from './aggregate';
 
 const HOUR = 3600_000;
 export const floorHour = (t: number): number => Math.floor(t / HOUR) * HOUR;
@@ -29,8 +29,7 @@ export async function rollupWindow(db: Db, from: Date, to: Date, o: RollupOption
     await tx.raw(`delete from analytics_hourly_breakdowns where hour >= ? and hour < ?`, [from.toISOString(), to.toISOString()]);
     const h = hourlySql({ kind: 'all' }, from, to, late);
     const res = await tx.raw(
-      `insert into analytics_hourly (hour, subject_id, workspace_id, views, new_viewers, watch_ms, started, startup_ms_sum, startup_hist, rebuffers, rebuffer_ms,
-                                     errors, exits_before_start, bitrate_sum, bitrate_views, retention_hist) ${h.sql}`,
+      `insert into analytics_hourly (${HOUR_COLUMNS}) ${h.sql}`,
       h.bindings,
     );
     const b = breakdownSql({ kind: 'all' }, from, to, late);

@@ -107,3 +107,10 @@ export const renditionsBelowQualityFloor = new client.Counter({
   labelNames: ['rung'] as const,
   registers: [registry],
 });
+
+export const analyticsEventsDropped = new client.Counter({
+  name: 'vidhost_analytics_events_dropped_total',
+  help: 'Accepted beacon events never written: `refused` (the database refused the row for its content; quarantined), `overflow` (the buffer was full while the database was unreachable)',
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});

@@ -38,7 +38,7 @@ describe('Dashboard analytics pages', function () {
       const base = { view_id, subject: id, player: { name: 'test' } };
       const events = [
         { ...base, seq: 0, event: 'viewstart', position: 0, elapsed_ms: 0 },
-        { ...base, seq: 1, event: 'playing', position: 0, elapsed_ms: 300 + ((i * 97) % 1200), rendition: i % 3 ? '720p' : '360p', bitrate: i % 3 ? 2_500_000 : 800_000 },
+        { ...base, seq: 1, event: 'playing', position: 0, elapsed_ms: 300 + ((i * 97) % 1200), rendition: i % 3 ? '720p' : '360p', bitrate: i % 3 ? 2_500_000 : 800_000, player_height: 720 },
         ...(i % 4 === 0 ? [{ ...base, seq: 2, event: 'rebufferstart', position: 2, elapsed_ms: 3000, watch_ms: 2000 }, { ...base, seq: 3, event: 'rebufferend', position: 2, elapsed_ms: 4200, watch_ms: 2000 }] : []),
         { ...base, seq: 9, event: 'viewend', position: watched, elapsed_ms: watched * 1000 + 2000, watch_ms: watched * 1000 },
       ];
@@ -96,7 +96,13 @@ describe('Dashboard analytics pages', function () {
     await page.getByRole('heading', { level: 1, name: 'Launch keynote' }).waitFor();
     assert.equal(await page.locator('.kpi', { hasText: 'Views' }).first().locator('dd').textContent(), '24');
     assert.match((await page.locator('.kpi', { hasText: 'Startup p50' }).locator('dd').textContent()) ?? '', /ms|s$/);
+    // Experience (issue 36): the score, and the 360p views shown 720 pixels high as upscaling.
+    assert.match((await page.locator('.kpi', { hasText: 'Viewer experience score' }).locator('dd').textContent()) ?? '', /^[0-9]{1,3}\.[0-9]$/);
+    assert.match((await page.locator('.kpi', { hasText: 'Upscaling' }).locator('dd').textContent()) ?? '', /^[1-9][0-9.]* %$/);
+    assert.match((await page.locator('.kpi', { hasText: 'Time-weighted bitrate' }).locator('dd').textContent()) ?? '', /kb\/s$/);
     assert.ok(await page.getByRole('region', { name: 'Browser' }).getByText('Safari').isVisible());
+    // Countries (issue 36 item 6): these viewers come from private addresses, so none is known.
+    assert.ok(await page.getByRole('region', { name: 'Country' }).getByText('Unknown').isVisible());
     assert.equal(await page.getByRole('navigation', { name: 'Video' }).getByRole('link', { name: 'Analytics' }).getAttribute('aria-current'), 'page');
     await page.getByText('Show as table').last().click();
     await page.screenshot({ path: path.join(SHOTS, 'video-analytics.png'), fullPage: true });

@@ -4,7 +4,8 @@ import { breakdownsOf, percentileFromHist, retentionOf, seriesOf, totalsOf } fro
 
 const row = (over: Partial<HourRow>): HourRow => ({
   hour: new Date('2026-11-25T10:00:00Z'), subject_id: 's', workspace_id: 'w', views: 0, new_viewers: 0, watch_ms: 0, started: 0, startup_ms_sum: 0,
-  startup_hist: {}, rebuffers: 0, rebuffer_ms: 0, errors: 0, exits_before_start: 0, bitrate_sum: 0, bitrate_views: 0, retention_hist: null, ...over,
+  startup_hist: {}, rebuffers: 0, rebuffer_ms: 0, errors: 0, exits_before_start: 0, bitrate_sum: 0, bitrate_views: 0, retention_hist: null,
+  startup_failures: 0, playback_failures: 0, score_sum: 0, scored_views: 0, bitrate_ms_sum: 0, bitrate_ms: 0, upscale_ms_sum: 0, downscale_ms_sum: 0, scale_ms: 0, ...over,
 });
 
 describe('analytics aggregation math', () => {
@@ -60,5 +61,23 @@ describe('analytics aggregation math', () => {
     ]);
     assert.deepEqual(b.browser, [{ value: 'Firefox', views: 3, watch_time_seconds: 2 }, { value: 'Chrome', views: 2, watch_time_seconds: 0.5 }]);
     assert.deepEqual(b.os, []);
+  });
+
+  it('adds the experience figures up across hours (scores averaged per view, bitrate and scaling weighted by time)', () => {
+    const t = totalsOf([
+      row({ views: 2, watch_ms: 60_000, rebuffers: 1, score_sum: 180, scored_views: 2, startup_failures: 1, bitrate_ms_sum: 1e6 * 30_000, bitrate_ms: 30_000, upscale_ms_sum: 0.5 * 30_000, scale_ms: 30_000 }),
+      row({ views: 2, watch_ms: 60_000, rebuffers: 3, score_sum: 50, scored_views: 1, playback_failures: 1, bitrate_ms_sum: 3e6 * 10_000, bitrate_ms: 10_000, downscale_ms_sum: 0.25 * 10_000, scale_ms: 10_000 }),
+    ]);
+    assert.equal(t.viewer_experience_score, 76.7, 'mean of three views: (180 + 50) / 3');
+    assert.equal(t.startup_failures, 1);
+    assert.equal(t.playback_failures, 1);
+    assert.equal(t.rebuffer_frequency_per_minute, 2, '4 stalls in 2 minutes');
+    assert.equal(t.time_weighted_bitrate_kbps, 1500, '1 Mb/s for 30 s and 3 Mb/s for 10 s');
+    assert.equal(t.upscale_percentage, 37.5);
+    assert.equal(t.downscale_percentage, 6.25);
+    const empty = totalsOf([]);
+    assert.equal(empty.viewer_experience_score, null);
+    assert.equal(empty.time_weighted_bitrate_kbps, null);
+    assert.equal(empty.upscale_percentage, null);
   });
 });

@@ -120,6 +120,47 @@ describe('analytics SDK (sdk/analytics.js)', () => {
     assert.equal(evs[1].bitrate, 2500000);
   });
 
+  it('reports the height the picture is shown at (letterboxed, device pixels) for upscale/downscale', () => {
+    const { video, events } = setup();
+    const v = video as unknown as Record<string, number>;
+    video.fire('play');
+    video.fire('playing'); // no layout yet: no height
+    Object.assign(v, { clientWidth: 1280, clientHeight: 720, videoWidth: 640, videoHeight: 360 });
+    video.fire('pause');
+    Object.assign(v, { clientWidth: 1000, clientHeight: 1000 }); // a square box: 16:9 letterboxed to 562.5
+    video.paused = false;
+    video.fire('playing');
+    const evs = events() as Array<Ev & { player_height?: number }>;
+    assert.equal(evs[1].player_height, undefined);
+    assert.equal(evs[2].player_height, 720);
+    assert.equal(evs.at(-1)!.player_height, 563);
+    assert.ok(beaconBody.safeParse(evs).success);
+  });
+
+  it('reports live latency: hls.js\'s own figure on a live level, the seekable end otherwise, none for on-demand', () => {
+    let video!: FakeVideo;
+    const hls = { media: null as unknown, currentLevel: 0, latency: 3.25, levels: [{ height: 720, bitrate: 1, details: { live: true } }], loadSource() {}, on() {} };
+    const { events } = setup((v) => {
+      video = v;
+      hls.media = v;
+      return hls;
+    });
+    video.fire('play');
+    video.fire('playing');
+    hls.levels[0].details.live = false;
+    video.fire('pause');
+    const evs = events() as Array<Ev & { latency?: number }>;
+    assert.equal(evs[1].latency, 3.25);
+    assert.equal(evs[2].latency, undefined, 'on-demand: no latency');
+    const plain = setup();
+    Object.assign(plain.video, { duration: Infinity, currentTime: 96, seekable: { length: 1, end: () => 100.5 } });
+    plain.video.fire('play');
+    plain.video.fire('playing');
+    const p = plain.events() as Array<Ev & { latency?: number }>;
+    assert.equal(p[1].latency, 4.5);
+    assert.ok(beaconBody.safeParse(p).success);
+  });
+
   it('refuses to attach without a subject', () => {
     assert.throws(() => sdk.attach(new FakeVideo(), {}), /subject/);
   });

@@ -56,8 +56,33 @@ function Kpis({ t }: { t: Totals }) {
     ['Error rate', `${(t.error_rate * 100).toFixed(1)} %`],
     ['Exits before start', t.exits_before_start.toLocaleString()],
   ];
+  return <KpiList items={items} />;
+}
+
+const pct = (v: number | null) => (v === null ? '—' : `${v.toFixed(1)} %`);
+
+/** Experience (issue 36): the 0–100 score and what a video team reads it from. */
+function Experience({ t }: { t: Totals }) {
+  const items: Array<[string, string]> = [
+    ['Viewer experience score', t.viewer_experience_score === null ? '—' : t.viewer_experience_score.toFixed(1)],
+    ['Startup failures', t.startup_failures.toLocaleString()],
+    ['Playback failures', t.playback_failures.toLocaleString()],
+    ['Rebuffers per minute', t.rebuffer_frequency_per_minute.toFixed(2)],
+    ['Time-weighted bitrate', t.time_weighted_bitrate_kbps === null ? '—' : `${Math.round(t.time_weighted_bitrate_kbps).toLocaleString()} kb/s`],
+    ['Upscaling', pct(t.upscale_percentage)],
+    ['Downscaling', pct(t.downscale_percentage)],
+  ];
   return (
-    <dl class="kpis">
+    <>
+      <h2>Experience</h2>
+      <KpiList items={items} label="Experience" />
+    </>
+  );
+}
+
+function KpiList({ items, label }: { items: Array<[string, string]>; label?: string }) {
+  return (
+    <dl class="kpis" aria-label={label}>
       {items.map(([k, v]) => (
         <div class="kpi" key={k}>
           <dt>{k}</dt>
@@ -93,6 +118,7 @@ function Breakdowns({ b }: { b: Report['breakdowns'] }) {
         <BarList title="Operating system" rows={b.os} />
         <BarList title="Device" rows={b.device} />
         <BarList title="Rendition" rows={b.rendition} />
+        <BarList title="Country" rows={b.country} />
       </div>
     </>
   );
@@ -126,6 +152,7 @@ export function VideoAnalyticsPage({ id }: { id: string }) {
       ) : (
         <>
           <Kpis t={r.totals} />
+          <Experience t={r.totals} />
           <Series r={r} />
           {r.retention && r.retention.length > 0 && (
             <AreaChart
@@ -154,6 +181,7 @@ export function AnalyticsOverviewPage() {
       ) : (
         <>
           <Kpis t={r.totals} />
+          <Experience t={r.totals} />
           <Series r={r} />
           <h2>Top videos</h2>
           {r.top_videos?.length ? (

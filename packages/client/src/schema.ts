@@ -2127,14 +2127,18 @@ export interface components {
             rendition?: string;
             bitrate?: number;
             error_code?: string;
-            /** @description ms since the view began, on the player's clock */
+            /** @description ms since the view began, on the player's clock. Optional: without it, startup is timed by the events' order and receipt */
             elapsed_ms?: number;
-            /** @description Playback time so far (cumulative) */
+            /** @description Playback time so far (cumulative; at most elapsed_ms + 1000). Optional: without it, watch time is the playhead's advance between events, bounded by the time that passed */
             watch_ms?: number;
             player: {
                 name: string;
                 version?: string;
             };
+            /** @description Live: seconds behind the live edge as the player reports it (per-broadcast median and p95 in the live analytics) */
+            latency?: number;
+            /** @description The player's displayed height in device pixels (upscale/downscale against the rendition's height, read from a name like `720p`) */
+            player_height?: number;
         };
         VideoAnalytics: {
             video_id: string;
@@ -2169,6 +2173,20 @@ export interface components {
             error_rate: number;
             exits_before_start: number;
             average_bitrate: number | null;
+            /** @description Mean per-view score 0–100: 0 for a failed view, else the mean of startup, smoothness and video-quality scores (docs/analytics.md); null when no view has one */
+            viewer_experience_score: number | null;
+            /** @description Views whose play intent never reached a first frame because of an error (exits_before_start have no error) */
+            startup_failures: number;
+            /** @description Views that failed with an error after their first frame */
+            playback_failures: number;
+            /** @description Stalls per minute of playback */
+            rebuffer_frequency_per_minute: number;
+            /** @description Bitrate weighted by the time each rendition played, in kb/s */
+            time_weighted_bitrate_kbps: number | null;
+            /** @description Time-weighted mean of (player height / rendition height − 1) where > 0, in %; null when players sent no height */
+            upscale_percentage: number | null;
+            /** @description Time-weighted mean of (1 − player height / rendition height) where > 0, in % */
+            downscale_percentage: number | null;
         };
         AnalyticsPoint: {
             /** Format: date-time */
@@ -2188,6 +2206,20 @@ export interface components {
             error_rate: number;
             exits_before_start: number;
             average_bitrate: number | null;
+            /** @description Mean per-view score 0–100: 0 for a failed view, else the mean of startup, smoothness and video-quality scores (docs/analytics.md); null when no view has one */
+            viewer_experience_score: number | null;
+            /** @description Views whose play intent never reached a first frame because of an error (exits_before_start have no error) */
+            startup_failures: number;
+            /** @description Views that failed with an error after their first frame */
+            playback_failures: number;
+            /** @description Stalls per minute of playback */
+            rebuffer_frequency_per_minute: number;
+            /** @description Bitrate weighted by the time each rendition played, in kb/s */
+            time_weighted_bitrate_kbps: number | null;
+            /** @description Time-weighted mean of (player height / rendition height − 1) where > 0, in %; null when players sent no height */
+            upscale_percentage: number | null;
+            /** @description Time-weighted mean of (1 − player height / rendition height) where > 0, in % */
+            downscale_percentage: number | null;
         };
         AnalyticsBreakdowns: {
             browser: {
@@ -2210,12 +2242,29 @@ export interface components {
                 views: number;
                 watch_time_seconds: number;
             }[];
+            /** @description ISO 3166-1 alpha-2 from the viewer's address at ingest (offline database; IPv4 only), `Unknown` otherwise; the address is not stored */
+            country: {
+                value: string;
+                views: number;
+                watch_time_seconds: number;
+            }[];
         };
         LiveStreamAnalytics: {
             live_stream_id: string;
             /** @description Views with an event in the last `concurrent_window_seconds` that have not ended (players send a heartbeat every 10 s) */
             concurrent_viewers: number;
             concurrent_window_seconds: number;
+            /** @description Per minute: distinct views with an event in that minute (players send a heartbeat every 10 s). The last 24 hours of the range at most */
+            concurrent_series: {
+                /** Format: date-time */
+                t: string;
+                concurrent_viewers: number;
+            }[];
+            /** @description The largest value of concurrent_series */
+            peak_concurrent_viewers: number;
+            /** @description Median of the latency the players reported over the range (one sample per beacon, ~every 10 s of viewing) */
+            latency_p50_seconds: number | null;
+            latency_p95_seconds: number | null;
             /** Format: date-time */
             from: string;
             /** Format: date-time */
