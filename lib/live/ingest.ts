@@ -11,7 +11,7 @@ import { listen, type Listener } from '../pg/listen';
 import { disconnectedSignal, liveWorkflowId } from '../../workflows/live/defs';
 import { LIVE_CONTROL_CHANNEL, parseDrop } from './control';
 import { internalPath } from './keys';
-import { checkStreamKey, startKeyCheckServer } from './key-check';
+import { checkStreamKey, type IngestApp as IngestProtocol, startKeyCheckServer } from './key-check';
 import { routeNmsLogs } from './nmsLog';
 import { signalConnected } from './workflow';
 
@@ -41,12 +41,14 @@ export interface IngestServer {
 }
 
 /**
- * RTMP applications an encoder may publish to, and the protocol each stands for: `srt` is where
- * the SRT gateway (ingest/srt-gateway) republishes an SRT caller's feed.
+ * RTMP applications an encoder may publish to, and the protocol each stands for: `srt` and `whip`
+ * are where the live edge (ingest/, vidhost-edge) republishes an SRT caller's or a WHIP
+ * publisher's feed.
  */
-const INGEST_APPS = new Map<string, 'rtmp' | 'srt'>([
+const INGEST_APPS = new Map<string, IngestProtocol>([
   ['live', 'rtmp'],
   ['srt', 'srt'],
+  ['whip', 'whip'],
 ]);
 
 /** Refuses without saying more than the encoder needs; the reason is logged. */

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createLogger } from '../../lib/logger';
+import { parseCheckBody, startKeyCheckServer } from '../../lib/live/key-check';
 import { hashStreamKey, newStreamKey, signMediaPath, STREAM_KEY_RE } from '../../lib/live/keys';
 import { type FeedInfo, liveFfmpegArgs, outOfBounds, planLiveLadder } from '../../lib/live/ladder';
 import { livePlaylist, masterPlaylist, parseLocalPlaylist, vodPlaylist } from '../../lib/live/playlists';
@@ -71,5 +73,48 @@ describe('live: pure parts', () => {
       { file: 'seg_000001.ts', duration: 2, programDateTime: '2026-01-01T00:00:00.000+0000' },
       { file: 'seg_000002.ts', duration: 1.5, programDateTime: null },
     ]);
+  });
+});
+
+describe('live: the key check the edge asks (HTTP wrapper)', () => {
+  let server: Awaited<ReturnType<typeof startKeyCheckServer>>;
+  const seen: Array<[string, string | null]> = [];
+  before(async () => {
+    server = await startKeyCheckServer({
+      host: '127.0.0.1',
+      port: 0,
+      log: createLogger('error', 'test'),
+      // A stub check (the database side is checkStreamKey's, tested with a stack): admits one key.
+      check: async (key, app) => {
+        seen.push([key, app]);
+        return key === `lsk${'a'.repeat(32)}` ? { ok: true, stream: { id: 'ls_x', workspace_id: 'ws_y' } } : { ok: false, code: 'unknown', why: 'unknown stream key' };
+      },
+    });
+  });
+  after(() => server.close());
+  const post = (body: string) => fetch(`http://127.0.0.1:${server.port}/check`, { method: 'POST', body });
+
+  it('answers {"key","app"} with 200 and the stream and workspace ids', async () => {
+    const res = await post(JSON.stringify({ key: `lsk${'a'.repeat(32)}`, app: 'whip' }));
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { live_stream_id: 'ls_x', workspace_id: 'ws_y' });
+    assert.deepEqual(seen.at(-1), [`lsk${'a'.repeat(32)}`, 'whip']);
+  });
+
+  it('still answers the bare key with 204 (the SRT gateway before the edge)', async () => {
+    const res = await post(`lsk${'a'.repeat(32)}\n`);
+    assert.equal(res.status, 204);
+  });
+
+  it('refuses unknown keys, unknown apps and malformed JSON with 403 and a code', async () => {
+    let res = await post(JSON.stringify({ key: `lsk${'b'.repeat(32)}`, app: 'srt' }));
+    assert.equal(res.status, 403);
+    assert.deepEqual(await res.json(), { code: 'unknown', reason: 'unknown stream key' });
+    for (const body of ['{"key": 1}', '{"key":"x","app":"ftp"}', '{not json']) {
+      res = await post(body);
+      assert.equal(res.status, 403, body);
+      assert.equal(((await res.json()) as { code: string }).code, 'bad_key');
+    }
+    assert.equal(parseCheckBody('{"key":"k"}')?.app, null);
   });
 });
