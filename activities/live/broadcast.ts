@@ -6,6 +6,7 @@ import path from 'node:path';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { newVideoUuid } from '../../lib/ids';
 import { dropEncoder } from '../../lib/live/control';
+import { edgeRequest } from '../../lib/live/edge';
 import { masterPlaylist, measuredBandwidth, type SegmentRow, vodPlaylist } from '../../lib/live/playlists';
 import type { LiveStreamRow } from '../../lib/live/read';
 import { createMediaTools, thumbnailArgs } from '../../lib/media';
@@ -96,6 +97,8 @@ export function broadcastActivities(deps: ActivityDeps) {
      * produced a segment, leaves no video behind.
      */
     async finishBroadcast(p: { liveStreamId: string; workspaceId: string; videoId: string }): Promise<{ videoId: string | null }> {
+      // The broadcast is over: the edge drops its LL-HLS muxers (best effort; it also lets idle ones go).
+      await edgeRequest(config, 'DELETE', `/hls/${p.liveStreamId}`, { timeoutMs: 2000 }).catch(() => undefined);
       const video = await db('videos').where({ id: p.videoId }).first();
       if (!video) return { videoId: null };
       if (video.status === 'ready') return { videoId: p.videoId };

@@ -88,8 +88,15 @@ export const liveStream = z
     ingest: z.object({
       rtmp_url: z.string().meta({ description: 'RTMP server; the stream key is the stream name', example: 'rtmp://live.example.com:1935/live' }),
       srt_url: z.string().meta({ description: 'SRT URL with the key as `streamid` (`{stream_key}` placeholder outside create/reset)' }),
+      whip_url: z.string().meta({
+        description: 'WHIP (RFC 9725) endpoint: POST an SDP offer (H.264 + Opus) with `Authorization: Bearer <stream_key>` (no API key) → 201 answer + `Location` (DELETE it, with the same header, to end)',
+        example: 'https://cdn.example.com/live/whip',
+      }),
     }),
-    hls_url: z.string().meta({ description: '`{cdn_url}/live/<ls_id>/master.m3u8`: the live playlist while a broadcast is on' }),
+    hls_url: z.string().meta({ description: '`{cdn_url}/live/<ls_id>/master.m3u8`: the live playlist while a broadcast is on (LL-HLS media playlists for `latency_mode: low`)' }),
+    webrtc_url: z.string().meta({
+      description: '`{cdn_url}/live/<ls_id>/whep`: WHEP playback (POST a recvonly SDP offer → 201 answer + `Location`) for a broadcast that arrived by WHIP; visibility, tokens (`<token>` in place of the id) and restrictions apply as for `hls_url`',
+    }),
     embed_url: z.string(),
     active_video_id: publicVideoId.nullable().meta({ description: 'The recording of the broadcast going on' }),
     recent_video_ids: z.array(publicVideoId),

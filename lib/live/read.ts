@@ -69,6 +69,9 @@ export async function recentVideoIds(db: Db, ids: string[], per = 10): Promise<M
 export const rtmpUrl = (config: Config) => `rtmp://${config.live.publicIngestHost}:${config.live.rtmpPort}/live`;
 export const srtUrl = (config: Config, key: string) => `srt://${config.live.publicIngestHost}:${config.live.srtPort}?streamid=${key}`;
 export const liveHlsUrl = (config: Config, id: string) => `${config.cdnUrl}/live/${id}/master.m3u8`;
+/** SPEC §22: WHIP ingest on the CDN host, the stream key as the Bearer token (api/cdn/realtime.ts). */
+export const whipUrl = (config: Config) => `${config.cdnUrl}/live/whip`;
+export const webrtcUrl = (config: Config, id: string) => `${config.cdnUrl}/live/${id}/whep`;
 
 /**
  * The read shape of SPEC §17. The stream key is never stored, so only create and reset pass it;
@@ -96,8 +99,9 @@ export function serializeLiveStream(config: Config, row: LiveStreamRow, recent: 
     playback_restriction_id: row.playback_restriction_id ?? null,
     encryption: row.encryption ?? 'none',
     ...(streamKey ? { stream_key: streamKey } : {}),
-    ingest: { rtmp_url: rtmpUrl(config), srt_url: srtUrl(config, streamKey ?? '{stream_key}') },
+    ingest: { rtmp_url: rtmpUrl(config), srt_url: srtUrl(config, streamKey ?? '{stream_key}'), whip_url: whipUrl(config) },
     hls_url: liveHlsUrl(config, row.id),
+    webrtc_url: webrtcUrl(config, row.id),
     embed_url: `${config.playerUrl}/embed/${row.id}`,
     active_video_id: row.active_video_id ? videoPublicId(row.active_video_id) : null,
     recent_video_ids: recent,
