@@ -8,8 +8,8 @@ import { isExecutable, run, sleep, tail, which } from './proc';
  * Pinned Go-built tools (Temporal CLI, versitygw): an explicit *_PATH, else the cached build in
  * <tools>/bin (with its version in <tools>/versions/<name>), else a pinned one on PATH, else
  * `go install module/cmd@version` once. Changing a pinned version rebuilds on the next run.
- * A tool whose source is in this repository (`sourceDir`, e.g. the SRT gateway) is built there
- * with `go build` (its go.mod/go.sum pin the dependencies); its version is a hash of that source.
+ * A tool whose source is in this repository (`sourceDir`, the live edge) is built there with
+ * `go build` (its go.mod/go.sum pin the dependencies); its version is a hash of that source.
  */
 
 export interface GoTool {
@@ -29,21 +29,35 @@ export const helm = (version = 'v3.22.0'): GoTool => ({ name: 'helm', title: 'he
 export const versitygw = (version = 'v1.7.0'): GoTool => ({ name: 'versitygw', title: 'versitygw', module: 'github.com/versity/versitygw', pkg: 'github.com/versity/versitygw/cmd/versitygw', version, pathVar: 'VERSITYGW_PATH' });
 
 /**
- * The SRT ingest gateway (ingest/srt-gateway, on github.com/datarhei/gosrt pinned in its go.mod),
- * built from this checkout's source.
+ * The live edge (ingest/: SRT, WHIP/WHEP and LL-HLS in one binary, `go build ./cmd/vidhost-edge`
+ * with the dependencies pinned in ingest/go.mod), built from this checkout's source.
  */
-export const srtGateway = (root: string): GoTool => {
-  const sourceDir = path.join(root, 'ingest/srt-gateway');
-  return { name: 'srt-gateway', title: 'SRT gateway', module: 'github.com/vidhost/vidhost/ingest/srt-gateway', pkg: '.', version: sourceVersion(sourceDir), pathVar: 'SRT_GATEWAY_PATH', sourceDir };
+export const liveEdge = (root: string): GoTool => {
+  const sourceDir = path.join(root, 'ingest');
+  return { name: 'vidhost-edge', title: 'live edge', module: 'github.com/vidhost/vidhost/ingest', pkg: './cmd/vidhost-edge', version: sourceVersion(sourceDir), pathVar: 'LIVE_EDGE_PATH', sourceDir };
 };
 
-/** `src-<sha256 of go.mod, go.sum and the .go files>`: an edited source rebuilds on the next run. */
+/** `src-<sha256 of go.mod, go.sum and the .go files under dir, recursively>`: an edited source rebuilds on the next run. */
 export function sourceVersion(dir: string): string {
   const h = createHash('sha256');
-  for (const f of fs.readdirSync(dir).filter((n) => n === 'go.mod' || n === 'go.sum' || n.endsWith('.go')).sort()) {
+  for (const f of sourceFiles(dir)) {
     h.update(`${f}\0`).update(fs.readFileSync(path.join(dir, f))).update('\0');
   }
   return `src-${h.digest('hex').slice(0, 16)}`;
+}
+
+/** go.mod, go.sum and *.go below dir (relative, `/`-separated, sorted); dot-folders, testdata and vendor skipped. */
+function sourceFiles(dir: string, rel = ''): string[] {
+  const out: string[] = [];
+  for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+    const name = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory()) {
+      if (!e.name.startsWith('.') && e.name !== 'testdata' && e.name !== 'vendor') out.push(...sourceFiles(dir, name));
+    } else if (e.name === 'go.mod' || e.name === 'go.sum' || e.name.endsWith('.go')) {
+      out.push(name);
+    }
+  }
+  return out.sort();
 }
 
 export function findGo(env: NodeJS.ProcessEnv = process.env): string | undefined {

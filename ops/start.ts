@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ensureBwrap, ensureFfmpeg } from './apt';
-import { ensureGoTool, srtGateway, temporalCli } from './go-tools';
+import { ensureGoTool, liveEdge, temporalCli } from './go-tools';
 import { ProvisionError, say, warn } from './log';
 import { dirs, repoRoot } from './paths';
 import { killRunning, portOpen, run, sleep, spawnChild } from './proc';
@@ -19,10 +19,10 @@ export function compiled(script: string): string {
 }
 
 /**
- * scripts/start: provision (ffmpeg, bubblewrap, Postgres, the pinned Temporal CLI, the SRT
- * gateway built from ingest/srt-gateway), migrate, bootstrap, build the dashboard, then run
+ * scripts/start: provision (ffmpeg, bubblewrap, Postgres, the pinned Temporal CLI, the live
+ * edge built from ingest/), migrate, bootstrap, build the dashboard, then run
  * Postgres (when the cluster is ours), the Temporal dev server (unless TEMPORAL_ADDRESS names
- * one), the media server, the SRT gateway, the worker and the API under one Supervisor.
+ * one), the media server, the live edge, the worker and the API under one Supervisor.
  * SIGINT, SIGTERM or SIGHUP stops every child it started.
  */
 
@@ -41,7 +41,7 @@ async function main(sup: Supervisor, signalled: () => boolean): Promise<number> 
     await sup.add(pg.cluster);
   }
   const cli = await ensureGoTool(temporalCli(env.VH_TEMPORAL_CLI_VERSION), d.tools, env);
-  const srtGw = await ensureGoTool(srtGateway(d.root), d.tools, env);
+  const edge = await ensureGoTool(liveEdge(d.root), d.tools, env);
   // Decided once, from the environment we were given: the address exported below never feeds back.
   const temporal = await planTemporal(env);
   if (temporal.kind === 'dev') await sup.add(devServer(cli, temporal, d.data));
@@ -59,6 +59,8 @@ async function main(sup: Supervisor, signalled: () => boolean): Promise<number> 
     // One worker process takes every queue here, live broadcasts included (SPEC §17).
     WORKER_ROLES: env.WORKER_ROLES || 'workflow,transcode,live',
     LIVE_MEDIA_INTERNAL_URL: env.LIVE_MEDIA_INTERNAL_URL || `rtmp://127.0.0.1:${env.LIVE_RTMP_PORT || 1935}`,
+    // How the API and worker reach the live edge's internal HTTP API (WHIP/WHEP, LL-HLS, stream health).
+    LIVE_EDGE_INTERNAL_URL: env.LIVE_EDGE_INTERNAL_URL || `http://127.0.0.1:${env.LIVE_EDGE_HTTP_PORT || 8889}`,
   };
   if (await portOpen('127.0.0.1', port)) throw new ProvisionError(`port ${port} is already in use (another scripts/start?); stop it or run with PORT=<free port>`);
 
@@ -86,8 +88,10 @@ async function main(sup: Supervisor, signalled: () => boolean): Promise<number> 
   });
   // The live ingest server (SPEC §17: RTMP on LIVE_RTMP_PORT, 1935) and the worker with the live role.
   await sup.add(node('media server', 'workers/media-server.ts'));
-  // SRT in (LIVE_SRT_PORT, 8890/udp): checks each caller's key with the media server and remuxes its feed onto RTMP.
-  await sup.add({ name: 'SRT gateway', start: async () => spawnChild(srtGw, [], { env: childEnv, cwd: d.root }) });
+  // The live edge (ingest/, vidhost-edge): SRT in (LIVE_SRT_PORT, 8890/udp) and WHIP in / WHEP out
+  // (LIVE_WEBRTC_UDP_PORT, 8189/udp), each key checked with the media server and the feed remuxed
+  // onto RTMP; the LL-HLS packager; its internal HTTP API on LIVE_EDGE_HTTP_PORT (8889, loopback).
+  await sup.add({ name: 'live edge', start: async () => spawnChild(edge, [], { env: childEnv, cwd: d.root }) });
   await sup.add(node('worker', 'workers/main.ts'));
   await sup.add(node('API', 'api/server.ts'));
 

@@ -1,5 +1,5 @@
 import { ensureBwrap, ensureChromium, ensureComposeValidator, ensureFfmpeg } from './apt';
-import { ensureGoTool, helm, srtGateway, temporalCli, versitygw } from './go-tools';
+import { ensureGoTool, helm, liveEdge, temporalCli, versitygw } from './go-tools';
 import { say } from './log';
 import { dirs } from './paths';
 import { run, type Child } from './proc';
@@ -8,7 +8,7 @@ import { stopChild } from './supervisor';
 
 /**
  * What the test suite needs (scripts/test, scripts/record-transcode): ffmpeg, bubblewrap,
- * Chromium, docker-compose, a `test` database, the pinned Temporal CLI, versitygw and helm, the SRT gateway, the built
+ * Chromium, docker-compose, a `test` database, the pinned Temporal CLI, versitygw and helm, the live edge (vidhost-edge), the built
  * dashboard. Returns the environment for mocha and a stop for the Postgres cluster it started.
  */
 export async function provisionForTests(opts: { browser?: boolean; s3?: boolean; dashboard?: boolean; chart?: boolean } = {}): Promise<{ env: NodeJS.ProcessEnv; stop(): Promise<void> }> {
@@ -39,8 +39,8 @@ export async function provisionForTests(opts: { browser?: boolean; s3?: boolean;
     if (opts.s3 !== false) out.VERSITYGW_PATH = await ensureGoTool(versitygw(env.VH_VERSITYGW_VERSION), d.tools, env);
     // The Helm chart's lint/render test (test/deploy/chart.test.ts).
     if (opts.chart !== false) out.HELM_PATH = await ensureGoTool(helm(env.VH_HELM_VERSION), d.tools, env);
-    // SRT ingest (test/live/srt.test.ts): the gateway built from this checkout's ingest/srt-gateway.
-    out.SRT_GATEWAY_PATH = await ensureGoTool(srtGateway(d.root), d.tools, env);
+    // The live edge (test/live/srt.test.ts and the WHIP/WHEP/LL-HLS tests): built from this checkout's ingest/.
+    out.LIVE_EDGE_PATH = await ensureGoTool(liveEdge(d.root), d.tools, env);
     if (opts.dashboard !== false) {
       const r = await run(process.execPath, ['--import', 'tsx', 'bin/build-dashboard.ts'], { env: out, cwd: d.root, inherit: true });
       if (r.code !== 0) throw new Error(`bin/build-dashboard.ts failed (${r.code ?? r.signal})`);

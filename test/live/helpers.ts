@@ -110,21 +110,40 @@ export function hlsPage(apiUrl: string): Promise<{ url: (src: string) => string;
 }
 
 
+export interface Edge {
+  /** An SRT caller URL on the stack's LIVE_SRT_PORT. */
+  url: (streamId: string) => string;
+  /** The edge's internal HTTP API (WHIP/WHEP, LL-HLS, /streams, /healthz). */
+  httpUrl: string;
+  /** The WebRTC UDP port (LIVE_WEBRTC_UDP_PORT). */
+  webrtcPort: number;
+  child: ChildProcess;
+  log: () => string;
+  stop: () => Promise<void>;
+}
+
 /**
- * The SRT gateway (ingest/srt-gateway, built by scripts/test's provisioning: SRT_GATEWAY_PATH) on
- * the stack's LIVE_SRT_PORT, asking the stack's media server about keys.
+ * The live edge (ingest/, `vidhost-edge`, built by scripts/test's provisioning: LIVE_EDGE_PATH):
+ * SRT on the stack's LIVE_SRT_PORT, WHIP/WHEP on a free UDP port and its HTTP API on a free TCP
+ * port, asking the stack's media server about keys.
  */
-export async function startSrtGateway(s: LiveStack): Promise<{ url: (streamId: string) => string; child: ChildProcess; log: () => string; stop: () => Promise<void> }> {
-  const bin = process.env.SRT_GATEWAY_PATH;
-  if (!bin) throw new Error('SRT_GATEWAY_PATH is not set: run the test through scripts/test');
-  const env = {
-    ...process.env,
-    LIVE_INGEST_HOST: '127.0.0.1',
-    LIVE_SRT_PORT: String(s.config.live.srtPort),
-    LIVE_SRT_CHECK_PORT: String(s.config.live.srtCheckPort),
-    LIVE_MEDIA_INTERNAL_URL: s.config.live.mediaInternalUrl,
-  };
-  const child = spawn(bin, [], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+export async function startEdge(s: LiveStack, env: NodeJS.ProcessEnv = {}): Promise<Edge> {
+  const bin = process.env.LIVE_EDGE_PATH;
+  if (!bin) throw new Error('LIVE_EDGE_PATH is not set: run the test through scripts/test');
+  const [httpPort, webrtcPort] = [Number(env.LIVE_EDGE_HTTP_PORT) || (await freePort()), Number(env.LIVE_WEBRTC_UDP_PORT) || (await freePort())];
+  const child = spawn(bin, [], {
+    env: {
+      ...process.env,
+      LIVE_INGEST_HOST: '127.0.0.1',
+      LIVE_SRT_PORT: String(s.config.live.srtPort),
+      LIVE_SRT_CHECK_PORT: String(s.config.live.srtCheckPort),
+      LIVE_MEDIA_INTERNAL_URL: s.config.live.mediaInternalUrl,
+      LIVE_EDGE_HTTP_PORT: String(httpPort),
+      LIVE_WEBRTC_UDP_PORT: String(webrtcPort),
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let log = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
@@ -133,10 +152,12 @@ export async function startSrtGateway(s: LiveStack): Promise<{ url: (streamId: s
       if (process.env.TEST_LOG_LEVEL) process.stderr.write(String(c));
       if (log.includes('listening on')) resolve();
     });
-    void exited.then(() => reject(new Error(`the SRT gateway exited: ${log}`)));
+    void exited.then(() => reject(new Error(`the live edge exited: ${log}`)));
   });
   return {
     url: (streamId) => `srt://127.0.0.1:${s.config.live.srtPort}?streamid=${streamId}&mode=caller`,
+    httpUrl: `http://127.0.0.1:${httpPort}`,
+    webrtcPort,
     child,
     log: () => log,
     async stop() {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { findGo } from '../../ops/go-tools';
 import { repoRoot } from '../../ops/paths';
 import { run } from '../../ops/proc';
-import { type LiveStack, pushRtmp, startLiveStack, startSrtGateway, waitFor } from './helpers';
+import { type Edge, type LiveStack, pushRtmp, startLiveStack, startEdge, waitFor } from './helpers';
 
 /** ffmpeg exits by itself within `ms` (refused), or is still pushing. */
 async function exitsWithin(p: ReturnType<typeof pushRtmp>, ms: number): Promise<number | null | 'still running'> {
@@ -20,13 +20,13 @@ async function refusedAtHandshake(p: ReturnType<typeof pushRtmp>, what: string):
   assert.match(p.stderr(), /Connection to srt:\/\/.* failed/, `${what} was not refused at the handshake: ${p.stderr()}`);
 }
 
-describe('live: SRT in (the SRT gateway), HLS out, recorded', function () {
+describe('live: SRT in (the live edge), HLS out, recorded', function () {
   this.timeout(120_000);
   let s: LiveStack;
-  let gw: Awaited<ReturnType<typeof startSrtGateway>>;
+  let gw: Edge;
   before(async () => {
     s = await startLiveStack();
-    gw = await startSrtGateway(s);
+    gw = await startEdge(s);
   });
   after(async () => {
     await gw?.stop();
@@ -93,10 +93,12 @@ describe('live: SRT in (the SRT gateway), HLS out, recorded', function () {
     await waitFor('idle', async () => (await s.get(`/v1/live-streams/${created.id}`).expect(200)).body.status === 'idle', 30_000);
   });
 
-  it("the gateway's own Go tests pass (streamid forms, input-rate bound, rejection codes)", async function () {
+  it("the edge answers /healthz, and the edge's own Go tests pass (SRT streamid forms, input-rate bound, rejection codes; key check; stream core; WHIP/WHEP with a pion publisher and viewers, hostile offers; LL-HLS from an ffmpeg PUT)", async function () {
+    this.timeout(360_000);
+    assert.equal((await fetch(`${gw.httpUrl}/healthz`)).status, 200);
     const go = findGo();
     if (!go) this.skip();
-    const r = await run(go!, ['test', './...'], { cwd: path.join(repoRoot, 'ingest/srt-gateway'), env: { ...process.env, GOFLAGS: '-mod=mod -buildvcs=false' }, timeoutMs: 110_000 });
+    const r = await run(go!, ['test', './...'], { cwd: path.join(repoRoot, 'ingest'), env: { ...process.env, GOFLAGS: '-mod=mod -buildvcs=false' }, timeoutMs: 340_000 });
     assert.equal(r.code, 0, `${r.stdout}${r.stderr}`);
   });
 });

@@ -114,6 +114,8 @@ describe('scripts/start supervision', function () {
     port: number;
     /** The live ingest server's RTMP port (SPEC §17). */
     rtmpPort: number;
+    /** The live edge's internal HTTP port (LIVE_EDGE_HTTP_PORT). */
+    edgePort: number;
     startPid: number;
     log: () => string;
     /** Sends `signal` to scripts/start and asserts that it exits leaving no process behind. */
@@ -122,8 +124,8 @@ describe('scripts/start supervision', function () {
   }
 
   async function startScript(name: string, extra: Record<string, string | undefined> = {}): Promise<Started> {
-    const [port, temporalPort, uiPort, metricsPort, sdkMetricsPort, apiMetricsPort, rtmpPort, mediaHttpPort, srtPort, srtCheckPort] = [
-      await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(),
+    const [port, temporalPort, uiPort, metricsPort, sdkMetricsPort, apiMetricsPort, rtmpPort, mediaHttpPort, srtPort, srtCheckPort, edgePort, webrtcPort] = [
+      await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(),
     ];
     const u = new URL(adminUrl);
     const db = `${dbName}_${name.toLowerCase()}`;
@@ -144,6 +146,8 @@ describe('scripts/start supervision', function () {
       LIVE_MEDIA_HTTP_PORT: String(mediaHttpPort),
       LIVE_SRT_PORT: String(srtPort),
       LIVE_SRT_CHECK_PORT: String(srtCheckPort),
+      LIVE_EDGE_HTTP_PORT: String(edgePort),
+      LIVE_WEBRTC_UDP_PORT: String(webrtcPort),
       VH_DATA_DIR: dataDir,
       DATA_DIR: path.join(dataDir, 'app'),
       DATABASE_URL: u.toString(),
@@ -183,7 +187,7 @@ describe('scripts/start supervision', function () {
       kill();
       throw err;
     }
-    return { port, rtmpPort, startPid, log, stop, kill };
+    return { port, rtmpPort, edgePort, startPid, log, stop, kill };
   }
 
   async function run(signal: 'SIGINT' | 'SIGTERM', killWorker: boolean) {
@@ -205,11 +209,14 @@ describe('scripts/start supervision', function () {
         await until('the media server is started again', () => /media server started again/.test(log()), 60_000, log);
         await until('the media server listens again', () => listening(s.rtmpPort), 60_000, log);
         assert.ok(await healthy(port), 'the API kept running while the media server restarted');
-        // So is the SRT gateway (ingest/srt-gateway).
-        const srt = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('srt-gateway'));
-        assert.ok(srt, `an SRT gateway below scripts/start: ${JSON.stringify(tree(startPid))}`);
-        process.kill(-srt.pid, 'SIGKILL');
-        await until('the SRT gateway is started again', () => /SRT gateway started again/.test(log()) && tree(startPid).some((p) => p.pid === p.sid && p.pid !== srt.pid && p.cmd.includes('srt-gateway')), 60_000, log);
+        // So is the live edge (ingest/, vidhost-edge: SRT, WHIP/WHEP, LL-HLS): killed, it is started again and answers.
+        const edgeUp = async () => (await fetch(`http://127.0.0.1:${s.edgePort}/healthz`).catch(() => undefined))?.status === 200;
+        await until('the live edge answers /healthz', edgeUp, 60_000, log);
+        const edge = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('vidhost-edge'));
+        assert.ok(edge, `a live edge below scripts/start: ${JSON.stringify(tree(startPid))}`);
+        process.kill(-edge.pid, 'SIGKILL');
+        await until('the live edge is started again', () => /live edge started again/.test(log()) && tree(startPid).some((p) => p.pid === p.sid && p.pid !== edge.pid && p.cmd.includes('vidhost-edge')), 60_000, log);
+        await until('the restarted live edge answers /healthz', edgeUp, 60_000, log);
       }
       await s.stop(signal);
     } finally {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { hasEncoders } from '../../../ops/apt';
-import { cached, ensureGoTool, moduleVersion, srtGateway, temporalCli, withLock } from '../../../ops/go-tools';
+import { cached, ensureGoTool, liveEdge, moduleVersion, temporalCli, withLock } from '../../../ops/go-tools';
 import { dirs } from '../../../ops/paths';
 import { postgresArgs } from '../../../ops/postgres';
 import { ensureSecrets, parseEnvFile } from '../../../ops/secrets';
@@ -24,27 +24,34 @@ describe('ops provisioning', () => {
     assert.ok(fs.statSync(path.join(d.data, 'logs')).isDirectory());
   });
 
-  it('go tools built from this repository (the SRT gateway): versioned by a hash of their source', async () => {
+  it('go tools built from this repository (the live edge): versioned by a hash of their source, every package of it', async () => {
     const root = path.join(tmp, 'repo');
-    const src = path.join(root, 'ingest/srt-gateway');
-    fs.mkdirSync(src, { recursive: true });
+    const src = path.join(root, 'ingest');
+    fs.mkdirSync(path.join(src, 'cmd/vidhost-edge'), { recursive: true });
+    fs.mkdirSync(path.join(src, 'webrtc'), { recursive: true });
     fs.writeFileSync(path.join(src, 'go.mod'), 'module x\n');
-    fs.writeFileSync(path.join(src, 'main.go'), 'package main\n');
+    fs.writeFileSync(path.join(src, 'cmd/vidhost-edge/main.go'), 'package main\n');
+    fs.writeFileSync(path.join(src, 'webrtc/server.go'), 'package webrtc\n');
     fs.writeFileSync(path.join(src, 'README.md'), 'not source\n');
-    const v1 = srtGateway(root);
+    const v1 = liveEdge(root);
     assert.match(v1.version, /^src-[0-9a-f]{16}$/);
     assert.equal(v1.sourceDir, src);
+    assert.equal(v1.name, 'vidhost-edge');
+    assert.equal(v1.pkg, './cmd/vidhost-edge');
     fs.writeFileSync(path.join(src, 'README.md'), 'edited\n');
-    assert.equal(srtGateway(root).version, v1.version, 'a non-Go file changed the version');
+    assert.equal(liveEdge(root).version, v1.version, 'a non-Go file changed the version');
     const d = dirs({ HOME: tmp }, tmp);
-    fs.writeFileSync(path.join(d.tools, 'bin', 'srt-gateway'), '#!/bin/sh\n', { mode: 0o755 });
-    fs.writeFileSync(path.join(d.tools, 'versions', 'srt-gateway'), `${v1.version}\n`);
+    fs.writeFileSync(path.join(d.tools, 'bin', 'vidhost-edge'), '#!/bin/sh\n', { mode: 0o755 });
+    fs.writeFileSync(path.join(d.tools, 'versions', 'vidhost-edge'), `${v1.version}\n`);
     assert.equal(await cached(v1, d.tools), true);
-    fs.writeFileSync(path.join(src, 'main.go'), 'package main // edited\n');
-    const v2 = srtGateway(root);
+    // A change in a package below ingest/ (not only its top folder) is a new version.
+    fs.writeFileSync(path.join(src, 'webrtc/server.go'), 'package webrtc // edited\n');
+    const v2 = liveEdge(root);
     assert.notEqual(v2.version, v1.version);
     assert.equal(await cached(v2, d.tools), false, 'an edited source must rebuild');
-    assert.equal(await ensureGoTool(v2, d.tools, { SRT_GATEWAY_PATH: path.join(d.tools, 'bin', 'srt-gateway') }), path.join(d.tools, 'bin', 'srt-gateway'));
+    fs.writeFileSync(path.join(src, 'cmd/vidhost-edge/main.go'), 'package main // edited\n');
+    assert.notEqual(liveEdge(root).version, v2.version);
+    assert.equal(await ensureGoTool(v2, d.tools, { LIVE_EDGE_PATH: path.join(d.tools, 'bin', 'vidhost-edge') }), path.join(d.tools, 'bin', 'vidhost-edge'));
   });
 
   it('go tools: the module version built into a binary, the version marker, an explicit *_PATH', async () => {

@@ -1,4 +1,4 @@
-package main
+package srt
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	srt "github.com/datarhei/gosrt"
+
+	"github.com/vidhost/vidhost/ingest/config"
 )
 
 // fakeConn serves Read from a script; the rest of srt.Conn is never called by copyBounded.
@@ -36,7 +38,7 @@ func (f *fakeConn) Read(p []byte) (int, error) {
 func (f *fakeConn) Close() error { f.closed = true; return nil }
 
 func TestCopyBoundedCopiesUntilTheCallerLeaves(t *testing.T) {
-	g := &gateway{cfg: config{maxBitsPerSecond: 30_000_000, rateWindow: time.Hour}}
+	g := &Server{cfg: config.Config{MaxBitsPerSecond: 30_000_000, RateWindow: time.Hour}}
 	var out bytes.Buffer
 	why := g.copyBounded(&fakeConn{chunks: 3}, &out)
 	if why != "caller disconnected" || out.Len() != 3*64*1024 {
@@ -46,7 +48,7 @@ func TestCopyBoundedCopiesUntilTheCallerLeaves(t *testing.T) {
 
 func TestCopyBoundedDropsAFloodingCaller(t *testing.T) {
 	// An endless caller, read as fast as memory copies: far over 30 Mb/s in any window.
-	g := &gateway{cfg: config{maxBitsPerSecond: 30_000_000, rateWindow: 10 * time.Millisecond}}
+	g := &Server{cfg: config.Config{MaxBitsPerSecond: 30_000_000, RateWindow: 10 * time.Millisecond}}
 	conn := &fakeConn{chunks: -1}
 	why := g.copyBounded(conn, io.Discard)
 	if !strings.HasPrefix(why, "input over 30000000 b/s") || !conn.closed {

@@ -1,45 +1,59 @@
-package main
+// Package srt is SRT ingest (SPEC §17; docs/live.md "How a broadcast flows"), on
+// github.com/datarhei/gosrt: an encoder calls srt://host:LIVE_SRT_PORT with its stream key as
+// the streamid. During the handshake the server asks the media server whether the key may
+// publish; a refused caller is rejected before it sends media. An admitted caller's MPEG-TS is
+// remuxed (no re-encode) by ffmpeg onto the media server's RTMP port under the `srt` app.
+package srt
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log"
-	"net/http"
 	"os/exec"
 	"strings"
 	"sync"
 	"time"
 
 	srt "github.com/datarhei/gosrt"
+
+	"github.com/vidhost/vidhost/ingest/config"
+	"github.com/vidhost/vidhost/ingest/core"
+	"github.com/vidhost/vidhost/ingest/keycheck"
 )
 
-type gateway struct {
-	cfg    config
-	ln     srt.Listener
-	client *http.Client
-	wg     sync.WaitGroup
+// Server is the SRT listener and its callers.
+type Server struct {
+	cfg   config.Config
+	ln    srt.Listener
+	check *keycheck.Client
+	reg   *core.Registry // nil: no stream health
+	wg    sync.WaitGroup
 
 	mu         sync.Mutex
 	publishing map[string]bool // stream keys with a caller here (checked, being accepted or forwarding)
 }
 
-func listen(cfg config) (*gateway, error) {
+// Listen binds cfg.SRTAddr (UDP).
+// A caller's stream is measured in reg (GET /streams) when the key check names its live stream.
+func Listen(cfg config.Config, check *keycheck.Client, reg *core.Registry) (*Server, error) {
 	c := srt.DefaultConfig()
-	ln, err := srt.Listen("srt", cfg.addr, c)
+	ln, err := srt.Listen("srt", cfg.SRTAddr, c)
 	if err != nil {
 		return nil, err
 	}
-	return &gateway{cfg: cfg, ln: ln, client: &http.Client{Timeout: 5 * time.Second}, publishing: map[string]bool{}}, nil
+	return &Server{cfg: cfg, ln: ln, check: check, reg: reg, publishing: map[string]bool{}}, nil
 }
 
-func (g *gateway) close() {
+// Close stops listening and ends every caller's session.
+func (g *Server) Close() {
 	g.ln.Close() // closes every connection, which ends their forwarders
 	g.wg.Wait()
 }
 
-func (g *gateway) serve() error {
+// Serve accepts callers until Close.
+func (g *Server) Serve() error {
 	for {
 		req, err := g.ln.Accept2()
 		if err != nil {
@@ -57,27 +71,27 @@ func (g *gateway) serve() error {
 }
 
 // reserve claims a stream key for one caller of this gateway (false: within the limits, it is taken).
-func (g *gateway) reserve(key string) (bool, srt.RejectionReason) {
+func (g *Server) reserve(key string) (bool, srt.RejectionReason) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.publishing[key] {
 		return false, srt.REJX_CONFLICT
 	}
-	if len(g.publishing) >= g.cfg.maxConns {
+	if len(g.publishing) >= g.cfg.SRTMaxConns {
 		return false, srt.REJX_OVERLOAD
 	}
 	g.publishing[key] = true
 	return true, 0
 }
 
-func (g *gateway) release(key string) {
+func (g *Server) release(key string) {
 	g.mu.Lock()
 	delete(g.publishing, key)
 	g.mu.Unlock()
 }
 
 // handle decides at the handshake: a caller that may not publish is rejected before it sends media.
-func (g *gateway) handle(req srt.ConnRequest) {
+func (g *Server) handle(req srt.ConnRequest) {
 	peer := req.RemoteAddr().String()
 	key, err := streamKey(req.StreamId())
 	if err != nil {
@@ -101,7 +115,8 @@ func (g *gateway) handle(req srt.ConnRequest) {
 		return
 	}
 	defer g.release(key)
-	if why, reason := g.check(key); reason != 0 {
+	liveStreamID, why, reason := g.admit(key)
+	if reason != 0 {
 		log.Printf("%s: rejected: %s", peer, why)
 		req.Reject(reason)
 		return
@@ -113,26 +128,26 @@ func (g *gateway) handle(req srt.ConnRequest) {
 	}
 	defer conn.Close()
 	log.Printf("%s: publishing (socket %d)", peer, conn.SocketId())
-	why := g.forward(conn, key)
+	var m *meter
+	if g.reg != nil && liveStreamID != "" {
+		m = newMeter(g.reg, liveStreamID)
+		defer m.close()
+	}
+	why = g.forward(conn, key, m)
 	log.Printf("%s: publish ended: %s", peer, why)
 }
 
-// check asks the media server whether the key may publish now (lib/live/key-check.ts).
-func (g *gateway) check(key string) (string, srt.RejectionReason) {
-	res, err := g.client.Post(g.cfg.checkURL, "text/plain", strings.NewReader(key))
-	if err != nil {
-		return fmt.Sprintf("key check: %v", err), srt.REJX_DOWN
+// admit asks the media server whether the key may publish now (lib/live/key-check.ts).
+func (g *Server) admit(key string) (string, string, srt.RejectionReason) {
+	a, err := g.check.Check(context.Background(), key, "srt")
+	if err == nil {
+		return a.LiveStreamID, "", 0
 	}
-	defer res.Body.Close()
-	if res.StatusCode == http.StatusNoContent {
-		return "", 0
+	var refused *keycheck.Refused
+	if errors.As(err, &refused) {
+		return "", refused.Reason, rejection(refused.Code)
 	}
-	var refusal struct{ Code, Reason string }
-	_ = json.NewDecoder(io.LimitReader(res.Body, 4096)).Decode(&refusal)
-	if res.StatusCode != http.StatusForbidden {
-		return fmt.Sprintf("key check: HTTP %d", res.StatusCode), srt.REJX_DOWN
-	}
-	return refusal.Reason, rejection(refusal.Code)
+	return "", err.Error(), srt.REJX_DOWN
 }
 
 // rejection maps the media server's refusal to the SRT access-control code an encoder shows.
@@ -163,8 +178,8 @@ func remuxArgs(rtmpBase, key string) []string {
 }
 
 // forward pipes the caller's data into the remuxer until either side ends; it returns why.
-func (g *gateway) forward(conn srt.Conn, key string) string {
-	cmd := exec.Command(g.cfg.ffmpeg, remuxArgs(g.cfg.rtmpBase, key)...)
+func (g *Server) forward(conn srt.Conn, key string, m *meter) string {
+	cmd := exec.Command(g.cfg.FFmpeg, remuxArgs(g.cfg.MediaURL, key)...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err.Error()
@@ -178,7 +193,11 @@ func (g *gateway) forward(conn srt.Conn, key string) string {
 	go func() { exited <- cmd.Wait() }()
 
 	readErr := make(chan string, 1)
-	go func() { readErr <- g.copyBounded(conn, stdin) }()
+	var w io.Writer = stdin
+	if m != nil {
+		w = io.MultiWriter(stdin, m)
+	}
+	go func() { readErr <- g.copyBounded(conn, w) }()
 
 	var why string
 	select {
@@ -202,18 +221,18 @@ func (g *gateway) forward(conn srt.Conn, key string) string {
 
 // copyBounded copies the caller's data to w, dropping a caller whose input averages more than
 // maxBitsPerSecond over rateWindow (10 s; SPEC §17's input bounds).
-func (g *gateway) copyBounded(conn srt.Conn, w io.Writer) string {
+func (g *Server) copyBounded(conn srt.Conn, w io.Writer) string {
 	buf := make([]byte, 64*1024)
-	window := g.cfg.rateWindow
+	window := g.cfg.RateWindow
 	start, bytes := time.Now(), int64(0)
 	for {
 		n, err := conn.Read(buf)
 		if n > 0 {
 			bytes += int64(n)
 			if el := time.Since(start); el >= window {
-				if bps := bytes * 8 * int64(time.Second) / int64(el); bps > g.cfg.maxBitsPerSecond {
+				if bps := bytes * 8 * int64(time.Second) / int64(el); bps > g.cfg.MaxBitsPerSecond {
 					conn.Close()
-					return fmt.Sprintf("input over %d b/s (%d b/s)", g.cfg.maxBitsPerSecond, bps)
+					return fmt.Sprintf("input over %d b/s (%d b/s)", g.cfg.MaxBitsPerSecond, bps)
 				}
 				start, bytes = time.Now(), 0
 			}

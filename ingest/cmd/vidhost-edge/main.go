@@ -1,0 +1,75 @@
+// vidhost-edge: the live edge of vidhost (SPEC §17, §22; docs/live.md; EDGE-CONTRACT.md) — one
+// binary with a package per protocol over one stream core (ingest/core): SRT ingest (ingest/srt),
+// WHIP ingest and WHEP playback (ingest/webrtc), the LL-HLS packager (ingest/hls), and the
+// internal HTTP API (ingest/httpapi) on LIVE_EDGE_HTTP_PORT.
+package main
+
+import (
+	"context"
+	"errors"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/vidhost/vidhost/ingest/config"
+	"github.com/vidhost/vidhost/ingest/core"
+	"github.com/vidhost/vidhost/ingest/hls"
+	"github.com/vidhost/vidhost/ingest/httpapi"
+	"github.com/vidhost/vidhost/ingest/keycheck"
+	"github.com/vidhost/vidhost/ingest/srt"
+	"github.com/vidhost/vidhost/ingest/webrtc"
+)
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("vidhost-edge: ")
+	cfg, err := config.FromEnv(os.Getenv)
+	if err != nil {
+		log.Fatal(err)
+	}
+	check := keycheck.New(cfg.CheckURL)
+	reg := core.NewRegistry()
+
+	srtServer, err := srt.Listen(cfg, check, reg)
+	if err != nil {
+		log.Fatalf("listen on srt://%s: %v", cfg.SRTAddr, err)
+	}
+	rtc, err := webrtc.Listen(cfg, check, reg)
+	if err != nil {
+		log.Fatalf("listen on udp://%s (WebRTC): %v", cfg.WebRTCAddr, err)
+	}
+	httpLn, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		log.Fatalf("listen on http://%s: %v", cfg.HTTPAddr, err)
+	}
+	packager := hls.New(reg, hls.Options{})
+	routes := append(append(rtc.Routes(), packager.Routes()...), httpapi.StreamsRoute(reg))
+	httpServer := &http.Server{Handler: httpapi.Handler(routes...), ReadHeaderTimeout: 10 * time.Second}
+
+	done := make(chan error, 2)
+	go func() { done <- srtServer.Serve() }()
+	go func() { done <- httpServer.Serve(httpLn) }()
+	log.Printf("listening on srt://%s and udp://%s (WebRTC) (check %s, forward %s/{srt,whip}/<key>), http://%s", cfg.SRTAddr, cfg.WebRTCAddr, cfg.CheckURL, cfg.MediaURL, cfg.HTTPAddr)
+
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
+	select {
+	case <-stop:
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = httpServer.Shutdown(ctx)
+		cancel()
+		srtServer.Close()
+		rtc.Close()
+		packager.Close()
+		log.Printf("stopped")
+	case err := <-done:
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		log.Fatalf("serve: %v", err)
+	}
+}

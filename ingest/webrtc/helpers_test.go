@@ -1,0 +1,336 @@
+package webrtc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bluenviron/mediacommon/v2/pkg/codecs/h264"
+	"github.com/pion/ice/v4"
+	"github.com/pion/interceptor"
+	"github.com/pion/rtcp"
+	pion "github.com/pion/webrtc/v4"
+	"github.com/pion/webrtc/v4/pkg/media"
+	"github.com/pion/webrtc/v4/pkg/media/oggreader"
+
+	"github.com/vidhost/vidhost/ingest/config"
+	"github.com/vidhost/vidhost/ingest/core"
+	"github.com/vidhost/vidhost/ingest/httpapi"
+	"github.com/vidhost/vidhost/ingest/keycheck"
+)
+
+const goodKey = "lsk0123456789abcdef0123456789abcdef"
+
+// testMedia: 4 s of a 320x240 15 fps H.264 picture (one AU per element) and 20 ms Opus packets, made by ffmpeg.
+type testMedia struct {
+	aus  [][]byte // Annex-B access units
+	opus [][]byte
+}
+
+var (
+	mediaOnce sync.Once
+	mediaVal  *testMedia
+	mediaErr  error
+)
+
+func ffmpegPath() string {
+	if p := os.Getenv("FFMPEG_PATH"); p != "" {
+		return p
+	}
+	return "ffmpeg"
+}
+
+func loadMedia(t *testing.T) *testMedia {
+	t.Helper()
+	mediaOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "edge-webrtc-media")
+		if err != nil {
+			mediaErr = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		v, a := filepath.Join(dir, "v.h264"), filepath.Join(dir, "a.ogg")
+		for _, args := range [][]string{
+			{"-f", "lavfi", "-i", "testsrc=size=320x240:rate=15", "-t", "4", "-c:v", "libx264", "-profile:v", "baseline", "-preset", "ultrafast", "-g", "15", "-bf", "0", "-pix_fmt", "yuv420p", "-f", "h264", v},
+			{"-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "4", "-c:a", "libopus", "-page_duration", "20000", "-f", "ogg", a},
+		} {
+			if out, err := exec.Command(ffmpegPath(), append([]string{"-hide_banner", "-loglevel", "error", "-y"}, args...)...).CombinedOutput(); err != nil {
+				mediaErr = errors.New(string(out))
+				return
+			}
+		}
+		m := &testMedia{}
+		raw, _ := os.ReadFile(v)
+		var nalus h264.AnnexB
+		if mediaErr = nalus.Unmarshal(raw); mediaErr != nil {
+			return
+		}
+		var cur [][]byte
+		for _, n := range nalus {
+			cur = append(cur, n)
+			if typ := h264.NALUType(n[0] & 0x1f); typ == h264.NALUTypeIDR || typ == h264.NALUTypeNonIDR {
+				b, _ := h264.AnnexB(cur).Marshal()
+				m.aus = append(m.aus, b)
+				cur = nil
+			}
+		}
+		f, _ := os.Open(a)
+		defer f.Close()
+		r, _, err := oggreader.NewWith(f)
+		if err != nil {
+			mediaErr = err
+			return
+		}
+		for {
+			p, _, err := r.ParseNextPage()
+			if err != nil {
+				break
+			}
+			if len(p) > 0 && !bytes.HasPrefix(p, []byte("OpusTags")) {
+				m.opus = append(m.opus, p)
+			}
+		}
+		mediaVal = m
+	})
+	if mediaErr != nil {
+		t.Skipf("no test media (ffmpeg with libx264/libopus needed): %v", mediaErr)
+	}
+	return mediaVal
+}
+
+// keyCheck is the media server's key check: goodKey (and other lsk… keys named in refusals) → admitted as ls_test.
+type keyCheck struct {
+	srv      *httptest.Server
+	refusals map[string]string // key → refusal code
+	asked    atomic.Int32
+}
+
+func newKeyCheck(t *testing.T) *keyCheck {
+	k := &keyCheck{refusals: map[string]string{}}
+	k.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		k.asked.Add(1)
+		var b struct{ Key, App string }
+		_ = json.NewDecoder(r.Body).Decode(&b)
+		if code, ok := k.refusals[b.Key]; ok || b.App != "whip" {
+			w.WriteHeader(403)
+			_ = json.NewEncoder(w).Encode(map[string]string{"code": code, "reason": "refused: " + code})
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]string{"live_stream_id": "ls_test", "workspace_id": "ws_test"})
+	}))
+	t.Cleanup(k.srv.Close)
+	return k
+}
+
+type edge struct {
+	s    *Server
+	reg  *core.Registry
+	http *httptest.Server
+	kc   *keyCheck
+	cfg  config.Config
+	// capture holds what the republisher's stand-in for ffmpeg received on stdin.
+	capture string
+}
+
+// startEdge runs the WebRTC server on a free loopback UDP port. FFmpeg is a stand-in that keeps
+// its stdin (the MPEG-TS the real ffmpeg would republish) in e.capture.
+func startEdge(t *testing.T, tweak func(*config.Config)) *edge {
+	t.Helper()
+	dir := t.TempDir()
+	e := &edge{kc: newKeyCheck(t), capture: filepath.Join(dir, "republished.ts")}
+	stub := filepath.Join(dir, "ffmpeg")
+	if err := os.WriteFile(stub, []byte("#!/bin/sh\nexec cat > '"+e.capture+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.FromEnv(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.WebRTCAddr = "127.0.0.1:0"
+	cfg.CheckURL = e.kc.srv.URL
+	cfg.FFmpeg = stub
+	cfg.MediaURL = "rtmp://127.0.0.1:1"
+	cfg.ICETimeout = 10 * time.Second
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	e.cfg = cfg
+	e.reg = core.NewRegistry()
+	e.s, err = Listen(cfg, keycheck.New(cfg.CheckURL), e.reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.http = httptest.NewServer(httpapi.Handler(append(e.s.Routes(), httpapi.StreamsRoute(e.reg))...))
+	t.Cleanup(func() {
+		e.http.Close()
+		e.s.Close()
+	})
+	return e
+}
+
+func clientAPI() *pion.API {
+	m := &pion.MediaEngine{}
+	_ = m.RegisterDefaultCodecs()
+	se := pion.SettingEngine{}
+	se.SetIncludeLoopbackCandidate(true)
+	se.SetNetworkTypes([]pion.NetworkType{pion.NetworkTypeUDP4})
+	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+	ir := &interceptor.Registry{}
+	_ = pion.RegisterDefaultInterceptors(m, ir)
+	return pion.NewAPI(pion.WithMediaEngine(m), pion.WithSettingEngine(se), pion.WithInterceptorRegistry(ir))
+}
+
+func post(t *testing.T, url, contentType, body string) (*http.Response, string) {
+	t.Helper()
+	res, err := http.Post(url, contentType, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
+}
+
+func errorCode(body string) string {
+	var e struct{ Error struct{ Code string } }
+	_ = json.Unmarshal([]byte(body), &e)
+	return e.Error.Code
+}
+
+// testPublisher is an encoder publishing over WHIP from a pion peer connection.
+type testPublisher struct {
+	pc       *pion.PeerConnection
+	location string
+	plis     atomic.Int32
+	stop     chan struct{}
+	wg       sync.WaitGroup
+}
+
+// offerPublisher makes a publisher's offer (H.264 + Opus, sendonly), candidates gathered.
+func offerPublisher(t *testing.T, codec string) (*pion.PeerConnection, *pion.TrackLocalStaticSample, *pion.TrackLocalStaticSample, string) {
+	t.Helper()
+	pc, err := clientAPI().NewPeerConnection(pion.Configuration{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pc.Close() })
+	video, _ := pion.NewTrackLocalStaticSample(pion.RTPCodecCapability{MimeType: codec, ClockRate: 90000}, "video", "cam")
+	audio, _ := pion.NewTrackLocalStaticSample(pion.RTPCodecCapability{MimeType: pion.MimeTypeOpus, ClockRate: 48000, Channels: 2}, "audio", "cam")
+	for _, tr := range []pion.TrackLocal{video, audio} {
+		if _, err := pc.AddTransceiverFromTrack(tr, pion.RTPTransceiverInit{Direction: pion.RTPTransceiverDirectionSendonly}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	offer, _ := pc.CreateOffer(nil)
+	gathered := pion.GatheringCompletePromise(pc)
+	_ = pc.SetLocalDescription(offer)
+	<-gathered
+	return pc, video, audio, pc.LocalDescription().SDP
+}
+
+// publish POSTs a publisher's offer; on 201 it sends the test media in real time, looping, until stopped.
+func (e *edge) publish(t *testing.T, key string) (*testPublisher, *http.Response, string) {
+	t.Helper()
+	m := loadMedia(t)
+	pc, video, audio, offer := offerPublisher(t, pion.MimeTypeH264)
+	res, body := post(t, e.http.URL+"/whip/"+key, "application/sdp", offer)
+	if res.StatusCode != http.StatusCreated {
+		return nil, res, body
+	}
+	if err := pc.SetRemoteDescription(pion.SessionDescription{Type: pion.SDPTypeAnswer, SDP: body}); err != nil {
+		t.Fatal(err)
+	}
+	p := &testPublisher{pc: pc, location: res.Header.Get("Location"), stop: make(chan struct{})}
+	for _, s := range pc.GetSenders() {
+		if s.Track() != nil && s.Track().Kind() == pion.RTPCodecTypeVideo {
+			p.wg.Add(1)
+			go func() {
+				defer p.wg.Done()
+				for {
+					pkts, _, err := s.ReadRTCP()
+					if err != nil {
+						return
+					}
+					for _, k := range pkts {
+						if _, ok := k.(*rtcp.PictureLossIndication); ok {
+							p.plis.Add(1)
+						}
+					}
+				}
+			}()
+		}
+	}
+	p.wg.Add(2)
+	go func() {
+		defer p.wg.Done()
+		tick := time.NewTicker(time.Second / 15)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-p.stop:
+				return
+			case <-tick.C:
+				_ = video.WriteSample(media.Sample{Data: m.aus[i%len(m.aus)], Duration: time.Second / 15})
+			}
+		}
+	}()
+	go func() {
+		defer p.wg.Done()
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-p.stop:
+				return
+			case <-tick.C:
+				_ = audio.WriteSample(media.Sample{Data: m.opus[i%len(m.opus)], Duration: 20 * time.Millisecond})
+			}
+		}
+	}()
+	t.Cleanup(p.close)
+	return p, res, body
+}
+
+func (p *testPublisher) close() {
+	select {
+	case <-p.stop:
+		return
+	default:
+	}
+	close(p.stop)
+	_ = p.pc.Close()
+	p.wg.Wait()
+}
+
+func eventually(t *testing.T, what string, timeout time.Duration, ok func() bool) {
+	t.Helper()
+	until := time.Now().Add(timeout)
+	for !ok() {
+		if time.Now().After(until) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func do(t *testing.T, method, url string) int {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
