@@ -83,7 +83,10 @@ export function broadcastActivities(deps: ActivityDeps) {
     async recordLiveStatus(p: { liveStreamId: string; status: LiveStatus; videoId: string | null; reason?: string }): Promise<void> {
       const patch: Record<string, unknown> = { status: p.status, updated_at: db.fn.now() };
       if (p.reason !== undefined && p.status !== 'active') patch.last_disconnect_reason = p.reason;
-      if (p.status === 'idle') patch.active_video_id = null;
+      if (p.status === 'idle') {
+        patch.active_video_id = null;
+        patch.health = null;
+      }
       await db('live_streams').where({ id: p.liveStreamId }).update(patch);
     },
 

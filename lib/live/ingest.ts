@@ -91,7 +91,8 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
     Context.broadcasts.set(internalPath(row.id), bc);
     active.set(row.id, { sessionId: s.id, session: s });
     bySession.set(s.id, row.id);
-    await db('live_streams').where({ id: row.id }).update({ encoder_session: s.id });
+    // A new encoder, a new measure (lib/live/health.ts): the session adds to it.
+    await db('live_streams').where({ id: row.id }).update({ encoder_session: s.id, health: JSON.stringify({ protocol }) });
     await signalConnected(temporal, config, row.id, row.workspace_id, { sessionId: s.id, protocol });
     log.info({ liveStreamId: row.id, session: s.id, ip: s.ip }, 'live: encoder connected');
   }

@@ -79,6 +79,8 @@ export function liveFfmpegArgs(o: {
   hasAudio: boolean;
   /** The edge's ingest URL of a rung (`{edge}/hls/{ls}/{rung}/ingest`). */
   llhls?: (rung: string) => string;
+  /** Also list the feed's packets on stdout (framecrc, lib/live/health.ts): the stream health of RTMP feeds. */
+  meter?: boolean;
 }): string[] {
   const args = ['-hide_banner', '-loglevel', 'warning', '-nostats', '-rw_timeout', '5000000', '-protocol_whitelist', 'rtmp,tcp', '-format_whitelist', 'flv,live_flv', '-i', o.input];
   const gop = o.gopSeconds ?? o.segmentSeconds;
@@ -114,6 +116,11 @@ export function liveFfmpegArgs(o: {
     );
     if (o.hasAudio) args.push('-c:a', 'aac', '-b:a', String(e.audioBitrate), '-ac', '2');
     args.push(...output(r.name));
+  }
+  if (o.meter) {
+    args.push('-map', '0:v:0');
+    if (o.hasAudio) args.push('-map', '0:a:0');
+    args.push('-c', 'copy', '-f', 'framecrc', 'pipe:1');
   }
   return args;
 }

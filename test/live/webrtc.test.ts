@@ -89,6 +89,15 @@ describe('live: WebRTC in (WHIP) and out (WHEP), LL-HLS, from Chromium', functio
         return r.status === 'active' && r;
       }, 90_000);
 
+      // Stream health from the edge's own measure of the WHIP publisher.
+      const health = await waitFor('WHIP health', async () => {
+        const h = (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.health;
+        return h?.video?.width && h;
+      }, 20_000);
+      assert.equal(health.protocol, 'whip');
+      assert.deepEqual([health.video.codec.toLowerCase(), health.video.width, health.video.height], ['h264', 640, 360]);
+      assert.ok(health.bitrate_kbps > 0);
+
       // A second publisher on the live key is refused with 409.
       const second = await publisher.evaluate(async ([url, key]) => {
         const w = window as unknown as { vhWhip: (u: string, k: string, st: MediaStream) => Promise<unknown>; vhClock: { camera(fps: number): MediaStream } };

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createLogger } from '../../lib/logger';
+import { FeedMeter, healthWarnings } from '../../lib/live/health';
 import { parseCheckBody, startKeyCheckServer } from '../../lib/live/key-check';
 import { hashStreamKey, newStreamKey, signMediaPath, STREAM_KEY_RE } from '../../lib/live/keys';
 import { type FeedInfo, liveFfmpegArgs, outOfBounds, planLiveLadder } from '../../lib/live/ladder';
@@ -116,5 +117,29 @@ describe('live: the key check the edge asks (HTTP wrapper)', () => {
       assert.equal(((await res.json()) as { code: string }).code, 'bad_key');
     }
     assert.equal(parseCheckBody('{"key":"k"}')?.app, null);
+  });
+});
+
+describe('live: stream health measured on the feed (framecrc)', () => {
+  it('reads codecs, size, fps, bitrate and keyframe interval, and warns past 4 s between keyframes', () => {
+    let now = 0;
+    const m = new FeedMeter(() => now);
+    const head = '#tb 0: 1/1000\n#media_type 0: video\n#codec_id 0: h264\n#dimensions 0: 640x360\n#tb 1: 1/48000\n#codec_id 1: aac\n';
+    const lines: string[] = [];
+    // 6 s of 25 fps video, a keyframe every 5 s (125 frames), 5000-byte frames.
+    for (let i = 0; i < 150; i++) lines.push(`0, ${i * 40}, ${i * 40}, 40, 5000, 0xabc${i % 125 === 0 ? '' : ', F=0x0'}`);
+    m.push(head + lines.slice(0, 75).join('\n').slice(0, -7));
+    m.push(lines.slice(0, 75).join('\n').slice(-7) + '\n');
+    now = 3000;
+    m.push(`${lines.slice(75).join('\n')}\n`);
+    const h = m.health('rtmp');
+    assert.deepEqual(h.video, { codec: 'h264', width: 640, height: 360, fps: 25 });
+    assert.deepEqual(h.audio, { codec: 'aac' });
+    assert.equal(h.keyframe_interval_s, 5);
+    // 150 × 5000 bytes within the last 3 s.
+    assert.equal(h.bitrate_kbps, 2000);
+    assert.deepEqual(h.warnings.map((w) => w.code), ['keyframe_interval_high']);
+    assert.deepEqual(healthWarnings({ bitrate_kbps: 25_000, keyframe_interval_s: 2 }).map((w) => w.code), ['bitrate_over_plan']);
+    assert.deepEqual(new FeedMeter().health('srt'), { protocol: 'srt', video: null, audio: null, bitrate_kbps: null, keyframe_interval_s: null, warnings: [] });
   });
 });

@@ -1591,6 +1591,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "live_stream.warning": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `live_stream.warning` to each subscribed endpoint
+         * @description Any 2xx within the timeout is success; otherwise retried on durable timers (Retry-After honoured); 410 disables the endpoint.
+         */
+        post: operations["event_live_stream_warning"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1788,6 +1808,29 @@ export interface components {
             /** @description `{cdn_url}/live/<ls_id>/whep`: WHEP playback (POST a recvonly SDP offer → 201 answer + `Location`) for a broadcast that arrived by WHIP; visibility, tokens (`<token>` in place of the id) and restrictions apply as for `hls_url` */
             webrtc_url: string;
             embed_url: string;
+            /** @description SPEC §22 stream health while the stream is `active` (null otherwise): measured on the feed (RTMP) or by the live edge (SRT, WHIP) */
+            health: {
+                /** @enum {string} */
+                protocol: "rtmp" | "srt" | "whip";
+                video: {
+                    codec: string;
+                    width: number;
+                    height: number;
+                    fps: number | null;
+                } | null;
+                audio: {
+                    codec: string;
+                } | null;
+                /** @description Measured ingest bitrate over the last 5 s */
+                bitrate_kbps: number | null;
+                keyframe_interval_s: number | null;
+                /** @description `keyframe_interval_high`: keyframes over 4 s apart; `bitrate_over_plan`: over the 20 Mb/s ingest bound. Each is also sent once per connection as a `live_stream.warning` event */
+                warnings: {
+                    /** @enum {string} */
+                    code: "keyframe_interval_high" | "bitrate_over_plan";
+                    message: string;
+                }[];
+            } | null;
             /**
              * @description The recording of the broadcast going on
              * @example vid_0193a1b2c3d4e5f60718293a4b5c6d7e
@@ -1974,7 +2017,7 @@ export interface components {
             url: string;
             description: string;
             /** @description null = every event type */
-            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[] | null;
+            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle" | "live_stream.warning")[] | null;
             enabled: boolean;
             disabled_reason: string | null;
             /** Format: date-time */
@@ -1995,7 +2038,7 @@ export interface components {
             url: string;
             description: string;
             /** @description null = every event type */
-            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[] | null;
+            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle" | "live_stream.warning")[] | null;
             enabled: boolean;
             disabled_reason: string | null;
             /** Format: date-time */
@@ -6316,7 +6359,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[];
+                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle" | "live_stream.warning")[];
                     description?: string;
                 };
             };
@@ -6626,7 +6669,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[] | null;
+                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle" | "live_stream.warning")[] | null;
                     description?: string;
                     enabled?: boolean;
                     rotate_secret?: boolean;
@@ -12752,6 +12795,12 @@ export interface operations {
                         video_id: string | null;
                         /** @description Why the encoder is gone (`disconnected`, `idle`) */
                         reason?: string;
+                        /** @description `warning`: what is wrong with the feed (sent once per code per encoder connection) */
+                        warning?: {
+                            /** @enum {string} */
+                            code: "keyframe_interval_high" | "bitrate_over_plan";
+                            message: string;
+                        };
                     };
                 };
             };
@@ -12796,6 +12845,12 @@ export interface operations {
                         video_id: string | null;
                         /** @description Why the encoder is gone (`disconnected`, `idle`) */
                         reason?: string;
+                        /** @description `warning`: what is wrong with the feed (sent once per code per encoder connection) */
+                        warning?: {
+                            /** @enum {string} */
+                            code: "keyframe_interval_high" | "bitrate_over_plan";
+                            message: string;
+                        };
                     };
                 };
             };
@@ -12840,6 +12895,12 @@ export interface operations {
                         video_id: string | null;
                         /** @description Why the encoder is gone (`disconnected`, `idle`) */
                         reason?: string;
+                        /** @description `warning`: what is wrong with the feed (sent once per code per encoder connection) */
+                        warning?: {
+                            /** @enum {string} */
+                            code: "keyframe_interval_high" | "bitrate_over_plan";
+                            message: string;
+                        };
                     };
                 };
             };
@@ -12884,6 +12945,62 @@ export interface operations {
                         video_id: string | null;
                         /** @description Why the encoder is gone (`disconnected`, `idle`) */
                         reason?: string;
+                        /** @description `warning`: what is wrong with the feed (sent once per code per encoder connection) */
+                        warning?: {
+                            /** @enum {string} */
+                            code: "keyframe_interval_high" | "bitrate_over_plan";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_live_stream_warning: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; stable across retries */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>` (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @example evt_… */
+                    id: string;
+                    /** @enum {string} */
+                    type: "live_stream.warning";
+                    /** Format: date-time */
+                    created_at: string;
+                    workspace_id: string;
+                    data: {
+                        live_stream: components["schemas"]["LiveStream"];
+                        /** @description The broadcast's recording (on `idle`: null when nothing was recorded) */
+                        video_id: string | null;
+                        /** @description Why the encoder is gone (`disconnected`, `idle`) */
+                        reason?: string;
+                        /** @description `warning`: what is wrong with the feed (sent once per code per encoder connection) */
+                        warning?: {
+                            /** @enum {string} */
+                            code: "keyframe_interval_high" | "bitrate_over_plan";
+                            message: string;
+                        };
                     };
                 };
             };
