@@ -38,6 +38,9 @@ type Config struct {
 	WHIPMaxSessions int
 	// ICETimeout frees a WHIP/WHEP session whose peer never completes ICE.
 	ICETimeout time.Duration
+	// ICEDisconnected and ICEFailed: a peer silent this long is "disconnected", then this much
+	// longer "failed" (its session ends).
+	ICEDisconnected, ICEFailed time.Duration
 }
 
 // FromEnv reads Config from getenv (os.Getenv), with the defaults of EDGE-CONTRACT.md.
@@ -82,6 +85,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		WHEPMaxViewers:   positive("LIVE_WHEP_MAX_VIEWERS", "200"),
 		WHIPMaxSessions:  positive("LIVE_WHIP_MAX_SESSIONS", "64"),
 		ICETimeout:       10 * time.Second,
+		ICEDisconnected:  3 * time.Second,
+		ICEFailed:        5 * time.Second,
 	}
 	for _, a := range strings.Split(getenv("LIVE_WEBRTC_ANNOUNCE"), ",") {
 		if a = strings.TrimSpace(a); a != "" {

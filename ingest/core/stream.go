@@ -23,6 +23,9 @@ var ErrNoPublisher = errors.New("no publisher")
 type Track struct {
 	Kind  string // "video" | "audio"
 	Codec string // "h264", "opus", "aac", …
+	// Fmtp is the codec's SDP format parameters as the publisher negotiated them (WHIP), so
+	// readers can offer the same (an H.264 profile-level-id); empty when unknown.
+	Fmtp string
 }
 
 // Reader receives the publisher's RTP packets (track index into Stream.Tracks()). WritePacket
@@ -43,12 +46,12 @@ type Publisher struct {
 type Stream struct {
 	ID string
 
-	mu        sync.Mutex
-	pub       *Publisher
-	readers   map[Reader]struct{}
-	maxReader int
-	llhls     int // LL-HLS renditions being packaged
-	stats     stats
+	mu      sync.Mutex
+	pub     *Publisher
+	readers map[Reader]struct{}
+	fanout  []Reader // a snapshot of readers, replaced (never changed) on add/remove
+	llhls   int      // LL-HLS renditions being packaged
+	stats   stats
 }
 
 // Publish makes p the stream's source (replacing none: callers admit one publisher per key).
@@ -72,6 +75,7 @@ func (s *Stream) Unpublish(p *Publisher) []Reader {
 		dropped = append(dropped, r)
 	}
 	s.readers = map[Reader]struct{}{}
+	s.fanout = nil
 	return dropped
 }
 
@@ -118,14 +122,25 @@ func (s *Stream) AddReader(r Reader, max int) error {
 		s.readers = map[Reader]struct{}{}
 	}
 	s.readers[r] = struct{}{}
+	s.fanout = append(append(make([]Reader, 0, len(s.fanout)+1), s.fanout...), r)
 	return nil
 }
 
 // RemoveReader unregisters r.
 func (s *Stream) RemoveReader(r Reader) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.readers[r]; !ok {
+		return
+	}
 	delete(s.readers, r)
-	s.mu.Unlock()
+	next := make([]Reader, 0, len(s.fanout))
+	for _, x := range s.fanout {
+		if x != r {
+			next = append(next, x)
+		}
+	}
+	s.fanout = next
 }
 
 // Readers counts the readers.
@@ -151,10 +166,7 @@ func (s *Stream) RequestKeyframe() {
 // WritePacket hands the publisher's packet on track to every reader.
 func (s *Stream) WritePacket(track int, pkt *rtp.Packet) {
 	s.mu.Lock()
-	readers := make([]Reader, 0, len(s.readers))
-	for r := range s.readers {
-		readers = append(readers, r)
-	}
+	readers := s.fanout // immutable snapshot: no copy per packet
 	s.mu.Unlock()
 	for _, r := range readers {
 		r.WritePacket(track, pkt)

@@ -17,7 +17,7 @@ func TestReadersAreBoundedAndNeedAnRTPPublisher(t *testing.T) {
 	if err := s.AddReader(&countReader{}, 2); err != ErrNoPublisher {
 		t.Fatalf("no publisher: %v", err)
 	}
-	p := &Publisher{Protocol: "whip", Tracks: []Track{{"video", "h264"}, {"audio", "opus"}}}
+	p := &Publisher{Protocol: "whip", Tracks: []Track{{Kind: "video", Codec: "h264"}, {Kind: "audio", Codec: "opus"}}}
 	s.Publish(p)
 	a, b := &countReader{}, &countReader{}
 	if s.AddReader(a, 2) != nil || s.AddReader(b, 2) != nil {
@@ -44,7 +44,7 @@ func TestHealthMeasuresBitrateKeyframesAndTheSPS(t *testing.T) {
 	if _, ok := s.Health(); ok {
 		t.Fatal("an unused stream has health")
 	}
-	s.Publish(&Publisher{Protocol: "whip", Tracks: []Track{{"video", "h264"}, {"audio", "opus"}}})
+	s.Publish(&Publisher{Protocol: "whip", Tracks: []Track{{Kind: "video", Codec: "h264"}, {Kind: "audio", Codec: "opus"}}})
 	// 320x240 baseline SPS (x264).
 	sps := []byte{0x67, 0x42, 0xc0, 0x0d, 0xd9, 0x01, 0x41, 0xfb, 0x01, 0x10, 0x00, 0x00, 0x03, 0x00, 0x10, 0x00, 0x00, 0x03, 0x03, 0xc0, 0xf1, 0x42, 0xa4, 0x80}
 	now := time.Now()

@@ -57,7 +57,7 @@ func (s *Server) handleIngest(w http.ResponseWriter, r *http.Request) {
 	}
 	muxer := &gohlslib.Muxer{
 		Variant:            gohlslib.MuxerVariantLowLatency,
-		SegmentCount:       7,
+		SegmentCount:       s.opts.Segments,
 		SegmentMinDuration: s.opts.SegmentDuration,
 		PartMinDuration:    s.opts.PartDuration,
 		SegmentMaxSize:     20 << 20,

@@ -31,6 +31,8 @@ type Options struct {
 	MaxRenditions int
 	// PartDuration and SegmentDuration are gohlslib's minimums (200 ms, 1 s).
 	PartDuration, SegmentDuration time.Duration
+	// Segments kept in each media playlist (32: a sliding window of at least 30 s, SPEC §17).
+	Segments int
 }
 
 // Server holds the muxers.
@@ -70,6 +72,9 @@ func New(reg *core.Registry, opts Options) *Server {
 	}
 	if opts.SegmentDuration == 0 {
 		opts.SegmentDuration = time.Second
+	}
+	if opts.Segments < 7 { // gohlslib's minimum for Low-Latency HLS
+		opts.Segments = 32
 	}
 	return &Server{reg: reg, opts: opts, renditions: map[string]*rendition{}}
 }

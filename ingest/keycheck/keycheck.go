@@ -9,8 +9,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"time"
 )
+
+// keyRE is a stream key's form (lib/live/keys.ts STREAM_KEY_RE).
+var keyRE = regexp.MustCompile(`^lsk[0-9a-f]{32}$`)
+
+// IsStreamKey tells a well-formed stream key (anything else is refused without asking).
+func IsStreamKey(s string) bool { return keyRE.MatchString(s) }
 
 // Admitted is a key the media server lets publish. LiveStreamID is empty when the media server
 // answers the older bare 204.

@@ -173,6 +173,8 @@ func remuxArgs(rtmpBase, key string) []string {
 		"-protocol_whitelist", "pipe,rtmp,tcp", "-format_whitelist", "mpegts",
 		"-f", "mpegts", "-analyzeduration", "1500000", "-probesize", "2000000", "-i", "pipe:0",
 		"-map", "0:v:0", "-map", "0:a:0?", "-c", "copy",
+		// Each FLV tag goes out as it is muxed, not when ffmpeg's 32 KB output buffer fills.
+		"-flush_packets", "1",
 		"-f", "flv", rtmpBase + "/srt/" + key,
 	}
 }

@@ -3,11 +3,10 @@ package srt
 import (
 	"errors"
 	"net/url"
-	"regexp"
 	"strings"
-)
 
-var streamKeyRE = regexp.MustCompile(`^lsk[0-9a-f]{32}$`)
+	"github.com/vidhost/vidhost/ingest/keycheck"
+)
 
 var (
 	errBadStreamID = errors.New("the streamid is not a stream key")
@@ -40,7 +39,7 @@ func streamKey(streamID string) (string, error) {
 		}
 		streamID = key
 	}
-	if !streamKeyRE.MatchString(streamID) {
+	if !keycheck.IsStreamKey(streamID) {
 		return "", errBadStreamID
 	}
 	return streamID, nil

@@ -32,7 +32,9 @@ func republishArgs(mediaURL, key string, audio bool) []string {
 	if audio {
 		args = append(args, "-map", "0:a:0", "-c:a", "aac", "-b:a", "128k", "-ar", "48000")
 	}
-	return append(args, "-f", "flv", mediaURL+"/whip/"+key)
+	// -flush_packets 1: each FLV tag goes out as it is muxed, not when 32 KB have gathered
+	// (seconds, at a webcam's bitrate).
+	return append(args, "-flush_packets", "1", "-f", "flv", mediaURL+"/whip/"+key)
 }
 
 // republisher turns the publisher's RTP into MPEG-TS on ffmpeg's stdin.
@@ -50,6 +52,7 @@ type republisher struct {
 	clock   map[int]*clock
 	t0      time.Time
 	started bool // a keyframe was written: the feed starts there
+	lastKey time.Time
 	failed  error
 	stopped bool
 }
@@ -143,6 +146,9 @@ func (r *republisher) writeVideo(i int, pkt *rtp.Packet) [][]byte {
 			continue
 		}
 		last = au
+		if h264.IsRandomAccess(au) {
+			r.lastKey = time.Now()
+		}
 		if !r.started {
 			if !h264.IsRandomAccess(au) {
 				continue
@@ -158,6 +164,16 @@ func (r *republisher) writeVideo(i int, pkt *rtp.Packet) [][]byte {
 			r.failed = err
 		}
 	}
+}
+
+// sinceKeyframe is how long ago the last keyframe went out (since the start before the first).
+func (r *republisher) sinceKeyframe() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.lastKey.IsZero() {
+		return time.Since(r.t0)
+	}
+	return time.Since(r.lastKey)
 }
 
 // writeAudio pushes one Opus RTP packet (one Opus packet per RTP packet).

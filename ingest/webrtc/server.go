@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pion/ice/v4"
 	"github.com/pion/interceptor"
@@ -65,6 +66,10 @@ func Listen(cfg config.Config, check *keycheck.Client, reg *core.Registry) (*Ser
 	se.SetICEUDPMux(s.mux)
 	se.SetNetworkTypes([]pion.NetworkType{pion.NetworkTypeUDP4})
 	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+	// A publisher that vanishes without DELETE (a closed tab, a dead encoder) holds its key until
+	// ICE fails: about 8 s after its last packet (3 s to "disconnected", 5 more to "failed")
+	// rather than pion's 30, so it can come back inside the stream's reconnect window.
+	se.SetICETimeouts(cfg.ICEDisconnected, cfg.ICEFailed, time.Second)
 	if host, _, _ := net.SplitHostPort(cfg.WebRTCAddr); net.ParseIP(host) != nil && net.ParseIP(host).IsLoopback() {
 		se.SetIncludeLoopbackCandidate(true)
 	}

@@ -3,6 +3,7 @@ package webrtc
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -12,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pion/rtcp"
 	pion "github.com/pion/webrtc/v4"
+	pmedia "github.com/pion/webrtc/v4/pkg/media"
 
 	"github.com/vidhost/vidhost/ingest/config"
 	"github.com/vidhost/vidhost/ingest/core"
@@ -119,6 +122,26 @@ func TestWHIPPublishRepublishesAndFansOutToWHEP(t *testing.T) {
 		t.Fatalf("republished streams: %q", out)
 	}
 
+	// The real ffmpeg, with the republisher's own arguments, turns it into FLV with H.264 copied
+	// and AAC (the RTMP URL swapped for stdout, which the protocol allow-list has too).
+	args := republishArgs("rtmp://unused", goodKey, true)
+	args[len(args)-1] = "pipe:1"
+	cmd := exec.Command(ffmpegPath(), args...)
+	in, _ := os.Open(e.capture)
+	defer in.Close()
+	flv := e.capture + ".flv"
+	outFile, _ := os.Create(flv)
+	var stderr strings.Builder
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, outFile, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("ffmpeg %v: %v %s", args, err, stderr.String())
+	}
+	outFile.Close()
+	probe, err := exec.Command(strings.Replace(ffmpegPath(), "ffmpeg", "ffprobe", 1), "-v", "error", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0", flv).CombinedOutput()
+	if got := string(probe); err != nil || !strings.Contains(got, "h264,320,240") || !strings.Contains(got, "aac") {
+		t.Fatalf("republished FLV: %v %q", err, got)
+	}
+
 	// The key is free again.
 	p2, res2, body2 := e.publish(t, goodKey)
 	if p2 == nil {
@@ -187,8 +210,13 @@ func TestWHIPRefusals(t *testing.T) {
 	if res, body := post(t, e.http.URL+"/whip/"+goodKey, "text/plain", offer); res.StatusCode != http.StatusUnsupportedMediaType {
 		t.Errorf("text/plain: %d %s", res.StatusCode, body)
 	}
+	for _, key := range []string{"not-a-key", strings.Repeat("a", 5000), "LSK" + strings.Repeat("0", 32)} {
+		if res, body := post(t, e.http.URL+"/whip/"+key, "application/sdp", offer); res.StatusCode != http.StatusUnauthorized || errorCode(body) != "bad_key" {
+			t.Errorf("key %.20q: %d %s", key, res.StatusCode, body)
+		}
+	}
 	if got := e.kc.asked.Load(); got != asked {
-		t.Errorf("the key check was asked about hostile offers (%d times)", got-asked)
+		t.Errorf("the key check was asked about hostile offers or keys (%d times)", got-asked)
 	}
 	// WHEP without a WebRTC publisher.
 	if res, body := post(t, e.http.URL+"/whep/ls_test", "application/sdp", offer); res.StatusCode != http.StatusNotFound || errorCode(body) != "no_webrtc_source" {
@@ -224,7 +252,7 @@ func TestWHIPPublisherThatNeverCompletesICEIsFreed(t *testing.T) {
 // WHEP viewers of one stream are bounded (LIVE_WHEP_MAX_VIEWERS, 200): the 201st gets 429; viewers
 // that never complete ICE are freed.
 func TestWHEPViewersAreBounded(t *testing.T) {
-	e := startEdge(t, func(c *config.Config) { c.ICETimeout = time.Minute })
+	e := startEdge(t, func(c *config.Config) { c.ICETimeout, c.ICEFailed = time.Minute, time.Minute })
 	if e.cfg.WHEPMaxViewers != 200 {
 		t.Fatalf("default LIVE_WHEP_MAX_VIEWERS %d", e.cfg.WHEPMaxViewers)
 	}
@@ -267,4 +295,171 @@ func TestWHEPViewersAreBounded(t *testing.T) {
 		t.Fatal(code)
 	}
 	eventually(t, "every viewer dropped with the publisher", 10*time.Second, func() bool { return e.s.Sessions() == 0 && e.reg.Len() == 0 })
+}
+
+// LIVE_WEBRTC_ANNOUNCE's addresses are the answer's host candidates (NAT 1:1), on the one UDP port.
+func TestAnnouncedAddressesAreTheCandidates(t *testing.T) {
+	e := startEdge(t, func(c *config.Config) { c.Announce = []string{"203.0.113.7"} })
+	res, answer := post(t, e.http.URL+"/whip/"+goodKey, "application/sdp", mustOffer(t))
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("%d %s", res.StatusCode, answer)
+	}
+	port := e.s.udp.LocalAddr().(*net.UDPAddr).Port
+	if !strings.Contains(answer, fmt.Sprintf("203.0.113.7 %d typ host", port)) || strings.Contains(answer, "127.0.0.1") {
+		t.Fatalf("candidates in the answer:\n%s", answer)
+	}
+	_ = do(t, http.MethodDelete, e.http.URL+res.Header.Get("Location"))
+}
+
+// A publisher that goes silent without DELETE (its network gone) is dropped once ICE fails
+// (about 8 s), freeing the key for its reconnect.
+func TestSilentPublisherIsDroppedWhenICEFails(t *testing.T) {
+	e := startEdge(t, nil)
+	media := loadMedia(t)
+	udp, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &pion.MediaEngine{}
+	_ = m.RegisterDefaultCodecs()
+	se := pion.SettingEngine{}
+	se.SetICEUDPMux(pion.NewICEUDPMux(nil, udp))
+	se.SetIncludeLoopbackCandidate(true)
+	pc, err := pion.NewAPI(pion.WithMediaEngine(m), pion.WithSettingEngine(se)).NewPeerConnection(pion.Configuration{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	video, _ := pion.NewTrackLocalStaticSample(pion.RTPCodecCapability{MimeType: pion.MimeTypeH264, ClockRate: 90000}, "video", "cam")
+	_, _ = pc.AddTransceiverFromTrack(video, pion.RTPTransceiverInit{Direction: pion.RTPTransceiverDirectionSendonly})
+	connected := make(chan struct{})
+	pc.OnConnectionStateChange(func(s pion.PeerConnectionState) {
+		if s == pion.PeerConnectionStateConnected {
+			close(connected)
+		}
+	})
+	offer, _ := pc.CreateOffer(nil)
+	gathered := pion.GatheringCompletePromise(pc)
+	_ = pc.SetLocalDescription(offer)
+	<-gathered
+	res, answer := post(t, e.http.URL+"/whip/"+goodKey, "application/sdp", pc.LocalDescription().SDP)
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("%d %s", res.StatusCode, answer)
+	}
+	_ = pc.SetRemoteDescription(pion.SessionDescription{Type: pion.SDPTypeAnswer, SDP: answer})
+	select {
+	case <-connected:
+	case <-time.After(10 * time.Second):
+		t.Fatal("never connected")
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		tick := time.NewTicker(time.Second / 15)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				_ = video.WriteSample(pmedia.Sample{Data: media.aus[i%len(media.aus)], Duration: time.Second / 15})
+			}
+		}
+	}()
+	eventually(t, "the publisher live", 10*time.Second, func() bool {
+		s := e.reg.Get("ls_test")
+		return s != nil && s.Protocol() == "whip"
+	})
+	udp.Close() // the publisher's network is gone: no DTLS close, no DELETE
+	start := time.Now()
+	eventually(t, "the silent publisher dropped", 20*time.Second, func() bool { return e.s.Sessions() == 0 })
+	t.Logf("dropped %v after going silent", time.Since(start).Round(100*time.Millisecond))
+	p, res, body := e.publish(t, goodKey)
+	if p == nil {
+		t.Fatalf("reconnecting: %d %s", res.StatusCode, body)
+	}
+}
+
+// A WHEP viewer that never completes ICE is dropped after the timeout.
+func TestWHEPViewerThatNeverCompletesICEIsFreed(t *testing.T) {
+	e := startEdge(t, func(c *config.Config) { c.ICETimeout = time.Second })
+	p, res, body := e.publish(t, goodKey)
+	if p == nil {
+		t.Fatalf("WHIP: %d %s", res.StatusCode, body)
+	}
+	eventually(t, "the WHIP source live", 10*time.Second, func() bool {
+		s := e.reg.Get("ls_test")
+		return s != nil && s.Protocol() == "whip"
+	})
+	viewer, _ := clientAPI().NewPeerConnection(pion.Configuration{})
+	_, _ = viewer.AddTransceiverFromKind(pion.RTPCodecTypeVideo, pion.RTPTransceiverInit{Direction: pion.RTPTransceiverDirectionRecvonly})
+	offer, _ := viewer.CreateOffer(nil)
+	_ = viewer.SetLocalDescription(offer)
+	_ = viewer.Close() // its offer is posted, its answer never applied
+	if res, body := post(t, e.http.URL+"/whep/ls_test", "application/sdp", offer.SDP); res.StatusCode != http.StatusCreated {
+		t.Fatalf("WHEP: %d %s", res.StatusCode, body)
+	}
+	if got := e.reg.Get("ls_test").Readers(); got != 1 {
+		t.Fatalf("%d viewers", got)
+	}
+	eventually(t, "the viewer dropped", 10*time.Second, func() bool { return e.reg.Get("ls_test").Readers() == 0 && e.s.Sessions() == 1 })
+}
+
+// A publisher whose encoder sends a keyframe only when asked (browsers do) is asked every ~2 s:
+// the republished feed's GOP stays bounded.
+func TestAPublisherWithoutKeyframesIsAskedForThem(t *testing.T) {
+	e := startEdge(t, nil)
+	m := loadMedia(t)
+	pc, video, _, offer := offerPublisher(t, pion.MimeTypeH264)
+	res, answer := post(t, e.http.URL+"/whip/"+goodKey, "application/sdp", offer)
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("%d %s", res.StatusCode, answer)
+	}
+	_ = pc.SetRemoteDescription(pion.SessionDescription{Type: pion.SDPTypeAnswer, SDP: answer})
+	var plis atomic.Int32
+	for _, s := range pc.GetSenders() {
+		if s.Track() != nil && s.Track().Kind() == pion.RTPCodecTypeVideo {
+			go func() {
+				for {
+					pkts, _, err := s.ReadRTCP()
+					if err != nil {
+						return
+					}
+					for _, k := range pkts {
+						if _, ok := k.(*rtcp.PictureLossIndication); ok {
+							plis.Add(1)
+						}
+					}
+				}
+			}()
+		}
+	}
+	// One keyframe, then only the frames that follow it, over and over (ignoring every PLI).
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		tick := time.NewTicker(time.Second / 15)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				au := m.aus[0]
+				if i > 0 {
+					au = m.aus[1+(i-1)%14]
+				}
+				_ = video.WriteSample(pmedia.Sample{Data: au, Duration: time.Second / 15})
+			}
+		}
+	}()
+	eventually(t, "the publisher live", 10*time.Second, func() bool {
+		s := e.reg.Get("ls_test")
+		return s != nil && s.Protocol() == "whip"
+	})
+	start := plis.Load()
+	time.Sleep(5 * time.Second)
+	if got := plis.Load() - start; got < 2 {
+		t.Fatalf("%d PLIs in 5 s without a keyframe", got)
+	}
 }

@@ -61,6 +61,12 @@ func (s *Server) handleWHEP(w http.ResponseWriter, r *http.Request) {
 		httpapi.Error(w, http.StatusServiceUnavailable, "edge_stopping", "the edge is stopping")
 		return
 	}
+	v.mu.Lock()
+	closed := v.closed
+	v.mu.Unlock()
+	if closed { // ended before it was listed: close() did not see it
+		s.dropSession(v.id)
+	}
 	w.Header().Set("Content-Type", "application/sdp")
 	w.Header().Set("Location", "/whep/"+id+"/"+v.id)
 	w.Header().Set("Cache-Control", "no-store")
@@ -91,10 +97,15 @@ func (v *viewer) start(offer string) (string, int, error) {
 	v.tracks = make([]*pion.TrackLocalStaticRTP, len(src))
 	for i, t := range src {
 		var c pion.RTPCodecCapability
+		// The publisher's own format parameters (its H.264 profile), so the viewer's decoder is
+		// told what it gets.
 		if t.Kind == "video" {
-			c = pion.RTPCodecCapability{MimeType: pion.MimeTypeH264, ClockRate: 90000, SDPFmtpLine: "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f"}
+			c = pion.RTPCodecCapability{MimeType: pion.MimeTypeH264, ClockRate: 90000, SDPFmtpLine: t.Fmtp}
+			if c.SDPFmtpLine == "" {
+				c.SDPFmtpLine = "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f"
+			}
 		} else {
-			c = pion.RTPCodecCapability{MimeType: pion.MimeTypeOpus, ClockRate: 48000, Channels: 2}
+			c = pion.RTPCodecCapability{MimeType: pion.MimeTypeOpus, ClockRate: 48000, Channels: 2, SDPFmtpLine: t.Fmtp}
 		}
 		local, err := pion.NewTrackLocalStaticRTP(c, t.Kind, "vidhost-"+v.stream.ID)
 		if err != nil {

@@ -34,7 +34,6 @@ type publisher struct {
 	republish *republisher
 	connected chan struct{}
 	connOnce  sync.Once
-	endedWhy  string
 }
 
 var statusOfRefusal = map[string]int{
@@ -44,6 +43,10 @@ var statusOfRefusal = map[string]int{
 
 func (s *Server) handleWHIP(w http.ResponseWriter, r *http.Request) {
 	key := r.PathValue("key")
+	if !keycheck.IsStreamKey(key) {
+		httpapi.Error(w, http.StatusUnauthorized, "bad_key", "not a stream key")
+		return
+	}
 	offer, ok := readOffer(w, r)
 	if !ok {
 		return
@@ -117,6 +120,9 @@ func (s *Server) handleWHIP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	admitted = true
+	if p.isClosed() { // ended (ICE failed at once) before it was listed: close() did not see it
+		s.dropSession(p.id)
+	}
 	logf("whip %s: session %s (live stream %q)", short(key), p.id, a.LiveStreamID)
 	w.Header().Set("Content-Type", "application/sdp")
 	w.Header().Set("Location", "/whip/"+key+"/"+p.id)
@@ -228,7 +234,7 @@ func (p *publisher) run() {
 		if t.Kind() == pion.RTPCodecTypeVideo {
 			kind, codec, hasVideo = "video", "h264", true
 		}
-		ct = append(ct, core.Track{Kind: kind, Codec: codec})
+		ct = append(ct, core.Track{Kind: kind, Codec: codec, Fmtp: t.Codec().SDPFmtpLine})
 	}
 	if !hasVideo {
 		p.close("no video arrived")
@@ -259,13 +265,28 @@ func (p *publisher) run() {
 			p.readTrack(i, t, rp)
 		}()
 	}
-	select {
-	case <-p.done:
-	case err := <-rp.exited:
-		// The media server refused or dropped the feed (complete, disable, key reset, restart).
-		p.close("republisher ended: " + err)
+	// Browsers' encoders send a keyframe only when asked: ask whenever none came for 2 s, so the
+	// republished feed (and every HLS segment cut from it downstream) has a GOP of at most ~2 s.
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-p.done:
+			return
+		case err := <-rp.exited:
+			// The media server refused or dropped the feed (complete, disable, key reset, restart).
+			p.close("republisher ended: " + err)
+			return
+		case <-tick.C:
+			if rp.sinceKeyframe() >= maxGOP {
+				p.requestKeyframe()
+			}
+		}
 	}
 }
+
+// maxGOP is the longest a publisher goes without a keyframe before the edge asks for one.
+const maxGOP = 2 * time.Second
 
 func (p *publisher) onTrack(t *pion.TrackRemote, _ *pion.RTPReceiver) {
 	p.mu.Lock()
@@ -330,6 +351,12 @@ func (p *publisher) requestKeyframe() {
 	_ = p.pc.WriteRTCP([]rtcp.Packet{&rtcp.PictureLossIndication{MediaSSRC: ssrc}})
 }
 
+func (p *publisher) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
 func (p *publisher) close(why string) {
 	p.mu.Lock()
 	if p.closed {
@@ -337,7 +364,6 @@ func (p *publisher) close(why string) {
 		return
 	}
 	p.closed = true
-	p.endedWhy = why
 	rp, pub := p.republish, p.pub
 	close(p.done)
 	p.mu.Unlock()

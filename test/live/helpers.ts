@@ -169,3 +169,46 @@ export async function startEdge(s: LiveStack, env: NodeJS.ProcessEnv = {}): Prom
     },
   };
 }
+
+/** A running `vidhost-edge` (LIVE_EDGE_PATH, built by scripts/test's provisioning). */
+export interface EdgeProcess {
+  /** The edge's internal HTTP API (WHIP/WHEP, LL-HLS, /streams, /healthz). */
+  httpUrl: string;
+  /** The WebRTC UDP port (LIVE_WEBRTC_UDP_PORT). */
+  webrtcPort: number;
+  child: ChildProcess;
+  log: () => string;
+  stop: () => Promise<void>;
+}
+
+/** Starts the edge with `env` over the inherited environment, its HTTP and WebRTC ports free ones unless given. */
+export async function spawnEdge(env: NodeJS.ProcessEnv = {}): Promise<EdgeProcess> {
+  const bin = process.env.LIVE_EDGE_PATH;
+  if (!bin) throw new Error('LIVE_EDGE_PATH is not set: run the test through scripts/test');
+  const httpPort = Number(env.LIVE_EDGE_HTTP_PORT) || (await freePort());
+  const webrtcPort = Number(env.LIVE_WEBRTC_UDP_PORT) || (await freePort());
+  const child = spawn(bin, [], {
+    env: { ...process.env, ...env, LIVE_EDGE_HTTP_PORT: String(httpPort), LIVE_WEBRTC_UDP_PORT: String(webrtcPort) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (c) => {
+      log += c;
+      if (process.env.TEST_LOG_LEVEL) process.stderr.write(String(c));
+      if (log.includes('listening on')) resolve();
+    });
+    void exited.then(() => reject(new Error(`the live edge exited: ${log}`)));
+  });
+  return {
+    httpUrl: `http://127.0.0.1:${httpPort}`,
+    webrtcPort,
+    child,
+    log: () => log,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

@@ -59,12 +59,13 @@ func main() {
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	select {
 	case <-stop:
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = httpServer.Shutdown(ctx)
-		cancel()
+		// The sessions first: that ends the long requests (LL-HLS ingests, blocking reloads).
 		srtServer.Close()
 		rtc.Close()
 		packager.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = httpServer.Shutdown(ctx)
+		cancel()
 		log.Printf("stopped")
 	case err := <-done:
 		if errors.Is(err, http.ErrServerClosed) {
