@@ -97,7 +97,8 @@ export function liveFfmpegArgs(o: {
     const value = (v: string) => teeEscape(teeEscape(v));
     const hls = `[f=hls:${hlsOpts(name).map(([k, v]) => `${k}=${value(v)}`).join(':')}]${teeEscape(`${o.dir}/${name}/index.m3u8`)}`;
     const fifo = value(['attempt_recovery=1', 'recovery_wait_time=1', 'drop_pkts_on_overflow=1', 'restart_with_keyframe=1'].join(':'));
-    const push = `[f=mpegts:method=PUT:onfail=ignore:use_fifo=1:fifo_options=${fifo}]${teeEscape(o.llhls(name))}`;
+    // Every packet is sent as it is muxed (no 32 KB AVIO buffer, no mux delay): parts are 200 ms.
+    const push = `[f=mpegts:method=PUT:flush_packets=1:max_delay=0:onfail=ignore:use_fifo=1:fifo_options=${fifo}]${teeEscape(o.llhls(name))}`;
     return ['-f', 'tee', `${hls}|${push}`];
   };
   for (const r of o.rungs) {
