@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Page, type Schemas } from '../api';
+import { LiveStudio } from '../components/LiveStudio';
 import { CopyButton, ErrorNote, Link, Secret } from '../components/ui';
 import { when } from '../format';
 import { useLoad, usePoll } from '../hooks';
@@ -132,6 +133,7 @@ export function LivePage() {
           ))}
         </tbody>
       </table>
+      <LiveStudio streams={data?.data ?? []} known={created?.stream_key ? { id: created.id, key: created.stream_key } : null} />
     </>
   );
 }
