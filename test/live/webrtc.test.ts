@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { clockSite, median } from './clock';
-import { type Edge, type LiveStack, startEdge, startLiveStack, waitFor } from './helpers';
+import { type Edge, type LiveStack, pushRtmp, startEdge, startLiveStack, waitFor } from './helpers';
 
 // Debian's Chromium as publisher and viewer (SPEC §22), through the API's public WHIP/WHEP
 // endpoints and the real edge (vidhost-edge, LIVE_EDGE_PATH).
@@ -156,6 +156,25 @@ describe('live: WebRTC in (WHIP) and out (WHEP), LL-HLS, from Chromium', functio
       await waitFor('idle', async () => (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status === 'idle', 20_000);
     } finally {
       await Promise.all([publisher.close(), viewer.close(), hlsViewer.close()]);
+    }
+  });
+
+  it('an aes-128 low-latency broadcast is not offered LL-HLS: the plain ladder with encrypted segments (docs/live.md)', async () => {
+    const ls = (await s.post('/v1/live-streams', { title: 'encrypted low', visibility: 'public', latency_mode: 'low', encryption: 'aes-128', reconnect_window: 0 }).expect(201)).body;
+    const push = pushRtmp(`${s.rtmpBase}/${ls.stream_key}`, { seconds: 60 });
+    try {
+      await waitFor('active', async () => (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status === 'active', 60_000);
+      await new Promise((r) => setTimeout(r, 3000));
+      const master = await (await fetch(ls.hls_url)).text();
+      assert.match(master, /^source\/index\.m3u8$/m);
+      assert.doesNotMatch(master, /ll\//);
+      assert.equal((await fetch(`${s.config.cdnUrl}/live/${ls.id}/ll/source/index.m3u8`)).status, 404);
+      // The session never fed the edge's packager.
+      assert.equal((await fetch(`${edge.httpUrl}/hls/${ls.id}/index.m3u8`)).status, 404);
+    } finally {
+      push.stop();
+      await s.post(`/v1/live-streams/${ls.id}/complete`).expect(200);
+      await waitFor('idle', async () => (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status === 'idle', 30_000);
     }
   });
 });
