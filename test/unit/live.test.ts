@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createLogger } from '../../lib/logger';
+import { prefixUris } from '../../api/cdn/lowlatency';
 import { FeedMeter, healthWarnings } from '../../lib/live/health';
 import { parseCheckBody, startKeyCheckServer } from '../../lib/live/key-check';
 import { hashStreamKey, newStreamKey, signMediaPath, STREAM_KEY_RE } from '../../lib/live/keys';
@@ -141,5 +142,25 @@ describe('live: stream health measured on the feed (framecrc)', () => {
     assert.deepEqual(h.warnings.map((w) => w.code), ['keyframe_interval_high']);
     assert.deepEqual(healthWarnings({ bitrate_kbps: 25_000, keyframe_interval_s: 2 }).map((w) => w.code), ['bitrate_over_plan']);
     assert.deepEqual(new FeedMeter().health('srt'), { protocol: 'srt', video: null, audio: null, bitrate_kbps: null, keyframe_interval_s: null, warnings: [] });
+  });
+});
+
+describe('live: the LL-HLS master from the edge (ll/ prefix)', () => {
+  it('puts ll/ before every relative URI and refuses anything else', () => {
+    const edge = '#EXTM3U\n#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",URI="source/audio2_stream.m3u8"\n#EXT-X-STREAM-INF:BANDWIDTH=1,AUDIO="audio"\nsource/video1_stream.m3u8\n';
+    assert.equal(prefixUris(edge, 'll/'), '#EXTM3U\n#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",URI="ll/source/audio2_stream.m3u8"\n#EXT-X-STREAM-INF:BANDWIDTH=1,AUDIO="audio"\nll/source/video1_stream.m3u8\n');
+    assert.equal(prefixUris('#EXTM3U\nhttp://evil.example/x.m3u8\n', 'll/'), null);
+    assert.equal(prefixUris('#EXTM3U\n../../v/x.m3u8\n', 'll/'), null);
+    assert.equal(prefixUris('#EXTM3U\n#EXT-X-MEDIA:URI="/abs.m3u8"\n', 'll/'), null);
+  });
+
+  it('tees each rung to the edge with a FIFO of its own when LL-HLS is on', () => {
+    const args = liveFfmpegArgs({ input: 'rtmp://h/internal/ls_x?sign=1', dir: '/w', rungs: planLiveLadder(feed(), { passthrough: true }), startNumbers: {}, segmentSeconds: 1, preset: 'veryfast', hasAudio: true, llhls: (r) => `http://edge:8889/hls/ls_x/${r}/ingest`, meter: true });
+    const tees = args.filter((a, i) => args[i - 1] === '-f' && a === 'tee');
+    assert.equal(tees.length, 3);
+    const slave = args[args.indexOf('tee') + 1];
+    assert.match(slave, /^\[f=hls:hls_time=1:.*hls_segment_filename=\/w\/source\/seg_%06d\.ts\]\/w\/source\/index\.m3u8\|\[f=mpegts:method=PUT:flush_packets=1:max_delay=0:onfail=ignore:use_fifo=1:fifo_options=attempt_recovery=1\\\\\\:/);
+    assert.ok(slave.endsWith('http\\://edge\\:8889/hls/ls_x/source/ingest'));
+    assert.deepEqual(args.slice(-4), ['copy', '-f', 'framecrc', 'pipe:1']);
   });
 });
