@@ -265,9 +265,10 @@ func (p *publisher) run() {
 			p.readTrack(i, t, rp)
 		}()
 	}
-	// Browsers' encoders send a keyframe only when asked: ask whenever none came for 2 s, so the
-	// republished feed (and every HLS segment cut from it downstream) has a GOP of at most ~2 s.
-	tick := time.NewTicker(500 * time.Millisecond)
+	// Browsers' encoders send a keyframe only when asked: ask whenever none came for 1 s, so the
+	// republished feed has a GOP of about 1 s (the media server's GOP cache, the live session's
+	// probe, HLS segments and late WHEP joiners all need keyframes).
+	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
@@ -286,7 +287,7 @@ func (p *publisher) run() {
 }
 
 // maxGOP is the longest a publisher goes without a keyframe before the edge asks for one.
-const maxGOP = 2 * time.Second
+const maxGOP = time.Second
 
 func (p *publisher) onTrack(t *pion.TrackRemote, _ *pion.RTPReceiver) {
 	p.mu.Lock()
