@@ -75,7 +75,9 @@ export function lowLatencyCdnRoutes(r: Router, deps: Deps, base: string, o: { re
     // A blocking playlist reload waits for its part (a few target durations at most); a viewer who
     // leaves ends the edge request too.
     const gone = new AbortController();
-    ctx.req.once('close', () => gone.abort());
+    ctx.res.once('close', () => {
+      if (!ctx.res.writableFinished) gone.abort();
+    });
     let res;
     try {
       res = await edgeStream(deps.config, `/hls/${b.liveStreamId}/${rung}/${file}${query}`, { timeoutMs: 20_000, signal: gone.signal });
