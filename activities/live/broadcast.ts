@@ -6,6 +6,7 @@ import path from 'node:path';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { newVideoUuid } from '../../lib/ids';
 import { dropEncoder } from '../../lib/live/control';
+import { edgeRequest } from '../../lib/live/edge';
 import { masterPlaylist, measuredBandwidth, type SegmentRow, vodPlaylist } from '../../lib/live/playlists';
 import type { LiveStreamRow } from '../../lib/live/read';
 import { createMediaTools, thumbnailArgs } from '../../lib/media';
@@ -83,7 +84,7 @@ export function broadcastActivities(deps: ActivityDeps) {
       const patch: Record<string, unknown> = { status: p.status, updated_at: db.fn.now() };
       if (p.reason !== undefined && p.status !== 'active') patch.last_disconnect_reason = p.reason;
       // The broadcast is over: the plan's slot (lib/live/key-check.ts) is free again.
-    if (p.status === 'idle') Object.assign(patch, { active_video_id: null, broadcast_reserved_at: null });
+      if (p.status === 'idle') Object.assign(patch, { active_video_id: null, broadcast_reserved_at: null, health: null });
       await db('live_streams').where({ id: p.liveStreamId }).update(patch);
     },
 
@@ -97,6 +98,8 @@ export function broadcastActivities(deps: ActivityDeps) {
      * produced a segment, leaves no video behind.
      */
     async finishBroadcast(p: { liveStreamId: string; workspaceId: string; videoId: string }): Promise<{ videoId: string | null }> {
+      // The broadcast is over: the edge drops its LL-HLS muxers (best effort; it also lets idle ones go).
+      await edgeRequest(config, 'DELETE', `/hls/${p.liveStreamId}`, { timeoutMs: 2000 }).catch(() => undefined);
       const video = await db('videos').where({ id: p.videoId }).first();
       if (!video) return { videoId: null };
       if (video.status === 'ready') return { videoId: p.videoId };

@@ -7,13 +7,16 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
+import { edgeIngestUrl } from '../../lib/live/edge';
 import { feedUrl, probeFeed, startLiveFfmpeg } from '../../lib/live/feed';
+import { FeedMeter } from '../../lib/live/health';
 import { liveFfmpegArgs, outOfBounds, planLiveLadder } from '../../lib/live/ladder';
 import { parseLocalPlaylist } from '../../lib/live/playlists';
 import { startSimulcast } from '../../lib/live/simulcast';
 import { keys } from '../../lib/storage';
 import { liveWorkflowId, playableSignal, type SessionResult } from '../../workflows/live/defs';
 import type { ActivityDeps } from '../deps';
+import { startHealthReports } from './health';
 
 const SEG_RE = /^seg_(\d{6})\.ts$/;
 
@@ -57,9 +60,19 @@ export function liveSessionActivities(deps: ActivityDeps) {
           const m = await db('live_segments').where({ video_id: p.videoId, rung: r.name }).max('seq as max').first();
           next[r.name] = m?.max === null || m?.max === undefined ? 0 : Number(m.max) + 1;
         }
-        const segmentSeconds = ls?.latency_mode === 'low' ? config.live.lowLatencySegmentSeconds : config.live.segmentSeconds;
-        const args = liveFfmpegArgs({ input: url, dir, rungs, startNumbers: next, segmentSeconds, preset: config.live.x264Preset, hasAudio: info.audioCodec !== null });
-        const ff = await startLiveFfmpeg(config, args, url, dir);
+        const low = ls?.latency_mode === 'low';
+        const segmentSeconds = low ? config.live.lowLatencySegmentSeconds : config.live.segmentSeconds;
+        // SPEC §22: a low-latency broadcast is also packaged as LL-HLS by the live edge, except an
+        // aes-128 one (docs/live.md: its key encrypts whole segments; LL-HLS parts are not offered).
+        const encrypted = (await db('videos').where({ id: p.videoId }).first('encryption'))?.encryption === 'aes-128';
+        const llhls = low && config.live.llhls && !encrypted ? (rung: string) => edgeIngestUrl(config, p.liveStreamId, rung) : undefined;
+        const args = liveFfmpegArgs({
+          input: url, dir, rungs, startNumbers: next, segmentSeconds, gopSeconds: low ? config.live.lowLatencyGopSeconds : segmentSeconds,
+          preset: config.live.x264Preset, hasAudio: info.audioCodec !== null, llhls, meter: true,
+        });
+        const meter = new FeedMeter();
+        const ff = await startLiveFfmpeg(config, args, url, dir, (c) => meter.push(c));
+        const health = startHealthReports(deps, p, meter);
         const simulcast = ls?.simulcast_targets?.length ? startSimulcast(deps, p.liveStreamId, url, ls.simulcast_targets) : undefined;
         const onAbort = () => ff.stop();
         signal.addEventListener('abort', onAbort, { once: true });
@@ -112,6 +125,7 @@ export function liveSessionActivities(deps: ActivityDeps) {
           await new Promise((r) => setTimeout(r, 250));
         }
         const { code, stderr } = await ff.exited;
+        health.stop();
         signal.removeEventListener('abort', onAbort);
         await simulcast?.stop();
         // ffmpeg's last playlist write lists the segment it flushed on the way out.

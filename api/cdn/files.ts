@@ -37,6 +37,8 @@ export function parseCdnPath(rest: string): { subject: string; isId: boolean; fi
 
 /** The headers a page on another origin may read from a CDN answer. */
 export const CDN_EXPOSE_HEADERS = 'Content-Length, Content-Range, Accept-Ranges, ETag';
+/** WHIP/WHEP (SPEC §22): the session resource and its ETag/Link must be readable by a page on another origin. */
+export const REALTIME_EXPOSE_HEADERS = 'Location, ETag, Link, Accept-Patch, Content-Length';
 
 const YEAR = 31_536_000;
 

@@ -21,14 +21,17 @@ import { type Restriction, selfOriginsOf } from '../../lib/protection/restrictio
 import { keys } from '../../lib/storage';
 import type { Deps } from '../deps';
 import { forbidden, notFound } from '../errors';
-import { CDN_EXPOSE_HEADERS } from './files';
+import { CDN_EXPOSE_HEADERS, REALTIME_EXPOSE_HEADERS } from './files';
+import { lowLatencyCdnRoutes, lowLatencyMaster } from './lowlatency';
 import { readWhole, viewerOf } from './protected';
 
 const PLAYLIST = 'application/vnd.apple.mpegurl';
 const RUNG_RE = /^(?:[1-9][0-9]{1,4}p|source)$/;
 const SEG_RE = /^seg_[0-9]{6}\.ts$/;
 
-interface Broadcast {
+export interface Broadcast {
+  liveStreamId: string;
+  latencyMode: 'standard' | 'low';
   workspaceId: string;
   videoId: string;
   windowSeconds: number;
@@ -39,9 +42,13 @@ interface Broadcast {
   encrypted: boolean;
 }
 
-export function liveCdnRoutes(r: Router, deps: Deps): void {
-  const { db, config, storage, hot } = deps;
-  const base = `${mountPath(config.cdnUrl)}/live/`;
+/**
+ * Who may watch a broadcast (SPEC §17, §20), shared by its HLS, LL-HLS and WHEP routes:
+ * `resolve` judges the subject (stream id or playback token) on the current rows, `assertRung`
+ * a token's `max_resolution` on one rung.
+ */
+export function liveBroadcastResolver(deps: Deps) {
+  const { db, config } = deps;
   const self = selfOriginsOf(config);
 
   /** The broadcast going on (or the one just ended, until its recording is finished). */
@@ -57,7 +64,7 @@ export function liveCdnRoutes(r: Router, deps: Deps): void {
     if (id) q.where('l.id', id);
     else q.where('l.active_video_id', grant!.videoUuid);
     const ls = await q.first(
-      'l.workspace_id', 'l.visibility', 'l.active_video_id', 'l.latency_mode', liveRestrictionColumn(db),
+      'l.id', 'l.workspace_id', 'l.visibility', 'l.active_video_id', 'l.latency_mode', liveRestrictionColumn(db),
       db.raw(`(select v.encryption from videos v where v.id = l.active_video_id) as encryption`),
     );
     if (!ls) throw notFound('Live stream');
@@ -72,7 +79,7 @@ export function liveCdnRoutes(r: Router, deps: Deps): void {
     if (!ls.active_video_id) throw notFound('Broadcast');
     const seg = ls.latency_mode === 'low' ? config.live.lowLatencySegmentSeconds : config.live.segmentSeconds;
     return {
-      workspaceId: ls.workspace_id, videoId: ls.active_video_id, windowSeconds: config.live.windowSeconds, targetFloor: Math.ceil(seg),
+      liveStreamId: ls.id, latencyMode: ls.latency_mode, workspaceId: ls.workspace_id, videoId: ls.active_video_id, windowSeconds: config.live.windowSeconds, targetFloor: Math.ceil(seg),
       restriction, grant, encrypted: ls.encryption === 'aes-128',
     };
   }
@@ -92,10 +99,22 @@ export function liveCdnRoutes(r: Router, deps: Deps): void {
     if (refused) throw forbidden('playback_restricted', refused);
   }
 
+  return { resolve, assertRung };
+}
+
+export function liveCdnRoutes(r: Router, deps: Deps): void {
+  const { db, config, storage, hot } = deps;
+  const base = `${mountPath(config.cdnUrl)}/live/`;
+  const { resolve, assertRung } = liveBroadcastResolver(deps);
+  // SPEC §22: a low-latency broadcast's LL-HLS playlists and parts (the edge's packager).
+  lowLatencyCdnRoutes(r, deps, base, { resolve, assertRung });
+
+  // Preflight for the playlists and (SPEC §22) WHIP/WHEP: browser publishers and players on any origin.
   r.options(`${base}*rest`, (ctx) => {
     ctx.set('Access-Control-Allow-Origin', '*');
-    ctx.set('Access-Control-Allow-Methods', 'GET, HEAD, OPTIONS');
-    ctx.set('Access-Control-Allow-Headers', 'Range, If-None-Match');
+    ctx.set('Access-Control-Allow-Methods', 'GET, HEAD, POST, PATCH, DELETE, OPTIONS');
+    ctx.set('Access-Control-Allow-Headers', 'Range, If-None-Match, If-Match, Authorization, Content-Type');
+    ctx.set('Access-Control-Expose-Headers', REALTIME_EXPOSE_HEADERS);
     ctx.set('Access-Control-Max-Age', '86400');
     ctx.status = 204;
   });
@@ -117,7 +136,7 @@ export function liveCdnRoutes(r: Router, deps: Deps): void {
     if (!listed.length) throw forbidden('playback_restricted', `This broadcast has no rendition up to ${max}p`);
     ctx.set('Cache-Control', 'no-cache');
     ctx.type = PLAYLIST;
-    ctx.body = masterPlaylist(listed.map((x: Row) => ({ ...x, bandwidth: Math.max(x.bitrate, measuredBandwidth(x.recent ?? []) ?? 0) })));
+    ctx.body = (await lowLatencyMaster(deps, b)) ?? masterPlaylist(listed.map((x: Row) => ({ ...x, bandwidth: Math.max(x.bitrate, measuredBandwidth(x.recent ?? []) ?? 0) })));
   });
 
   r.get(`${base}:subject/:rung/index.m3u8`, async (ctx) => {

@@ -28,7 +28,7 @@ export function cdnDocs(d: DocContext): void {
   operation(d, {
     ...common, method: 'options', path: '/v/{subject}/master.m3u8', operationId: 'cdnPreflight', errors: [],
     summary: 'CORS preflight (the same answer for every CDN path)', params: z.object({ subject }),
-    responses: { 204: { description: 'Access-Control-Allow-Methods: GET, HEAD, OPTIONS' } },
+    responses: { 204: { description: 'Access-Control-Allow-Methods: GET, HEAD, POST, PATCH, DELETE, OPTIONS; Location exposed' } },
   });
   const media = (types: string[], description: string) => ({ description, content: Object.fromEntries(types.map((t) => [t, { schema: z.string().meta({ format: 'binary' }) }])) });
   operation(d, {
@@ -119,8 +119,45 @@ export function cdnDocs(d: DocContext): void {
     summary: "An `aes-128` broadcast's AES-128 key (its recording's, 16 bytes), to a playback token of the recording only",
     params: z.object({ subject: live }), responses: { 200: file('application/octet-stream', 'The key') },
   });
+  // SPEC §22 LL-HLS (api/cdn/lowlatency.ts) and WHIP/WHEP (api/cdn/realtime.ts), proxied to the live edge
+  operation(d, {
+    ...liveCommon, method: 'get', path: '/live/{subject}/ll/{rung}/{file}', koaRoute: `${base}/live/:subject/ll/:rung/:file`, operationId: 'cdnLiveLowLatency',
+    summary: "A `latency_mode: low` broadcast's LL-HLS files (the master lists `ll/<rung>/index.m3u8`): media playlists with parts, preload hints and blocking reload (`_HLS_msn`, `_HLS_part`), init, segments and parts",
+    params: z.object({ subject: live, rung, file: z.string().meta({ example: 'index.m3u8' }) }),
+    query: z.object({ _HLS_msn: z.string().optional(), _HLS_part: z.string().optional(), _HLS_skip: z.string().optional() }),
+    responses: { 200: file('application/octet-stream', 'Playlist (application/vnd.apple.mpegurl) or fMP4 media (video/mp4)') }, errors: [400, 403, 404, 503],
+  });
+  const sdp = (description: string) => ({ description, content: { 'application/sdp': { schema: z.string() } }, headers: z.object({ Location: z.string().meta({ description: 'The session resource (DELETE it to end)' }) }) });
+  const bearer = z.object({ Authorization: z.string().meta({ description: '`Bearer <stream_key>` (the live stream key, not an API key)' }) });
+  const session = z.string().meta({ description: "The edge's session id, from Location" });
+  operation(d, {
+    ...liveCommon, method: 'post', path: '/live/whip', koaRoute: `${base}/live/whip`, operationId: 'whipPublish',
+    summary: 'WHIP (RFC 9725): publish an SDP offer (H.264 + Opus, ≤ 64 KB) with the stream key as the Bearer token',
+    headers: bearer, rawBody: { 'application/sdp': z.string() }, responses: { 201: sdp('The SDP answer') },
+    errors: [400, 401, 403, 409, 413, 415, 429, 502, 503],
+  });
+  operation(d, {
+    ...liveCommon, method: 'delete', path: '/live/whip/{session}', koaRoute: `${base}/live/whip/:session`, operationId: 'whipEnd',
+    summary: 'End a WHIP session (the broadcast goes `disconnected`, then `idle` after the reconnect window)', headers: bearer,
+    params: z.object({ session }), responses: { 200: { description: 'Ended' } }, errors: [401, 404, 502, 503],
+  });
+  operation(d, {
+    ...liveCommon, method: 'patch', path: '/live/whip/{session}', koaRoute: `${base}/live/whip/:session`, operationId: 'whipTrickle',
+    summary: 'Trickle ICE for a WHIP session (405 when the edge does not take it)', headers: bearer, params: z.object({ session }),
+    rawBody: { 'application/trickle-ice-sdpfrag': z.string() }, responses: { 204: { description: 'Taken' } }, errors: [400, 401, 404, 405, 413, 415, 502, 503],
+  });
+  operation(d, {
+    ...liveCommon, method: 'post', path: '/live/{subject}/whep', koaRoute: `${base}/live/:subject/whep`, operationId: 'whepPlay',
+    summary: 'WHEP: play a broadcast that arrived by WHIP (POST a recvonly SDP offer, ≤ 64 KB); visibility, tokens and restrictions as for HLS',
+    params: z.object({ subject: live }), rawBody: { 'application/sdp': z.string() }, responses: { 201: sdp('The SDP answer') },
+    errors: [400, 403, 404, 413, 415, 429, 502, 503],
+  });
+  operation(d, {
+    ...liveCommon, method: 'delete', path: '/live/{subject}/whep/{session}', koaRoute: `${base}/live/:subject/whep/:session`, operationId: 'whepEnd',
+    summary: 'End a WHEP session', params: z.object({ subject: live, session }), responses: { 200: { description: 'Ended' } }, errors: [404, 502, 503],
+  });
   operation(d, {
     ...liveCommon, method: 'options', path: '/live/{subject}/master.m3u8', koaRoute: `${base}/live/*rest`, operationId: 'cdnLivePreflight', errors: [],
-    summary: 'CORS preflight (every live path)', params: z.object({ subject: live }), responses: { 204: { description: 'Access-Control-Allow-Methods: GET, HEAD, OPTIONS' } },
+    summary: 'CORS preflight (every live path)', params: z.object({ subject: live }), responses: { 204: { description: 'Access-Control-Allow-Methods: GET, HEAD, POST, PATCH, DELETE, OPTIONS; Location exposed' } },
   });
 }

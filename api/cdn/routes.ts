@@ -11,6 +11,7 @@ import { videoContentKey } from '../../lib/protection/keys';
 import { selfOriginsOf } from '../../lib/protection/restriction';
 import { CDN_EXPOSE_HEADERS, cacheControl, parseCdnPath } from './files';
 import { liveCdnRoutes } from './live';
+import { realtimeCdnRoutes } from './realtime';
 import { outputCdnRoutes } from './outputs/routes';
 import { answerKey, cmafRefusal, playlistRewrite, readWhole, viewerOf } from './protected';
 import { answerFromMemory, streamObject } from './stream';
@@ -30,7 +31,8 @@ export function cdnRoutes(r: Router, deps: Deps): void {
   const self = selfOriginsOf(deps.config);
   // SPEC §14 files (captions, downloads, storyboard, images) first; the rest falls through.
   outputCdnRoutes(r, deps, meter);
-  // SPEC §17 live playlists and segments.
+  // SPEC §17 live playlists and segments; §22 WHIP and WHEP.
+  realtimeCdnRoutes(r, deps);
   liveCdnRoutes(r, deps);
 
   r.options(`${base}*rest`, (ctx) => {

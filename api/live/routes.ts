@@ -4,7 +4,8 @@ import type Router from '@koa/router';
 import { newId, parseId } from '../../lib/ids';
 import { dropEncoder } from '../../lib/live/control';
 import { hashStreamKey, newStreamKey } from '../../lib/live/keys';
-import { LIVE_SELECT, type LiveStreamRow, loadLiveStream, recentVideoIds, serializeLiveStream, type SimulcastTarget } from '../../lib/live/read';
+import { edgeStreamStats } from '../../lib/live/edge';
+import { edgeHealth, LIVE_SELECT, type LiveStreamRow, loadLiveStream, recentVideoIds, serializeLiveStream, type SimulcastTarget } from '../../lib/live/read';
 import { ensureLiveWorkflow } from '../../lib/live/workflow';
 import { assertPublicUrl, UrlNotAllowedError } from '../../lib/net/guard';
 import { uniqueTagNames } from '../../lib/tags';
@@ -55,7 +56,15 @@ export function liveRoutes(r: Router, deps: Deps): void {
   };
   const answer = async (row: LiveStreamRow, streamKey?: string) => {
     const recent = await recentVideoIds(db, [row.id]);
-    return serializeLiveStream(config, row, recent.get(row.id) ?? [], streamKey);
+    const out = serializeLiveStream(config, row, recent.get(row.id) ?? [], streamKey);
+    // SPEC §22: an SRT or WHIP publisher is measured by the live edge itself (fresher, and it sees
+    // the publisher before the media server does); an edge out of reach leaves the stored measure.
+    const protocol = out.health?.protocol;
+    if (protocol === 'srt' || protocol === 'whip') {
+      const e = await edgeStreamStats(config, row.id, 1000).catch(() => null);
+      if (e && (e.video || e.bitrate_kbps)) out.health = edgeHealth(e, protocol);
+    }
+    return out;
   };
   const signal = async (id: string, fn: (h: ReturnType<typeof temporal.workflow.getHandle>) => Promise<void>) => {
     try {

@@ -88,9 +88,29 @@ export const liveStream = z
     ingest: z.object({
       rtmp_url: z.string().meta({ description: 'RTMP server; the stream key is the stream name', example: 'rtmp://live.example.com:1935/live' }),
       srt_url: z.string().meta({ description: 'SRT URL with the key as `streamid` (`{stream_key}` placeholder outside create/reset)' }),
+      whip_url: z.string().meta({
+        description: 'WHIP (RFC 9725) endpoint: POST an SDP offer (H.264 + Opus) with `Authorization: Bearer <stream_key>` (no API key) → 201 answer + `Location` (DELETE it, with the same header, to end)',
+        example: 'https://cdn.example.com/live/whip',
+      }),
     }),
-    hls_url: z.string().meta({ description: '`{cdn_url}/live/<ls_id>/master.m3u8`: the live playlist while a broadcast is on' }),
+    hls_url: z.string().meta({ description: '`{cdn_url}/live/<ls_id>/master.m3u8`: the live playlist while a broadcast is on (LL-HLS media playlists for `latency_mode: low`)' }),
+    webrtc_url: z.string().meta({
+      description: '`{cdn_url}/live/<ls_id>/whep`: WHEP playback (POST a recvonly SDP offer → 201 answer + `Location`) for a broadcast that arrived by WHIP; visibility, tokens (`<token>` in place of the id) and restrictions apply as for `hls_url`',
+    }),
     embed_url: z.string(),
+    health: z
+      .object({
+        protocol: z.enum(['rtmp', 'srt', 'whip']),
+        video: z.object({ codec: z.string(), width: z.number().int(), height: z.number().int(), fps: z.number().nullable() }).nullable(),
+        audio: z.object({ codec: z.string() }).nullable(),
+        bitrate_kbps: z.number().nullable().meta({ description: 'Measured ingest bitrate over the last 5 s' }),
+        keyframe_interval_s: z.number().nullable(),
+        warnings: z.array(z.object({ code: z.enum(['keyframe_interval_high', 'bitrate_over_plan']), message: z.string() })).meta({
+          description: '`keyframe_interval_high`: keyframes over 4 s apart; `bitrate_over_plan`: over the 20 Mb/s ingest bound. Each is also sent once per connection as a `live_stream.warning` event',
+        }),
+      })
+      .nullable()
+      .meta({ description: 'SPEC §22 stream health while the stream is `active` (null otherwise): measured on the feed (RTMP) or by the live edge (SRT, WHIP)' }),
     active_video_id: publicVideoId.nullable().meta({ description: 'The recording of the broadcast going on' }),
     recent_video_ids: z.array(publicVideoId),
     last_disconnect_reason: z.string().nullable(),

@@ -15,6 +15,10 @@ const event = (type: string, withError: boolean) =>
           live_stream: liveStream,
           video_id: z.string().nullable().meta({ description: 'The broadcast\'s recording (on `idle`: null when nothing was recorded)' }),
           reason: z.string().optional().meta({ description: 'Why the encoder is gone (`disconnected`, `idle`)' }),
+          warning: z
+            .object({ code: z.enum(['keyframe_interval_high', 'bitrate_over_plan']), message: z.string() })
+            .optional()
+            .meta({ description: '`warning`: what is wrong with the feed (sent once per code per encoder connection)' }),
         })
       : withError
         ? z.object({ video: videoRead, error: z.object({ code: z.string(), message: z.string() }) })

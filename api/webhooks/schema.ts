@@ -17,6 +17,8 @@ export const EVENT_TYPES = [
   'live_stream.active',
   'live_stream.disconnected',
   'live_stream.idle',
+  // SPEC §22 stream health (activities/live/health.ts)
+  'live_stream.warning',
 ] as const;
 
 const url = z.string().trim().min(1).max(2048);

@@ -22,6 +22,21 @@ export const liveEnv = {
   LIVE_LOW_LATENCY_SEGMENT_SECONDS: z.coerce.number().min(0.2).max(2).default(1),
   LIVE_WINDOW_SECONDS: z.coerce.number().min(30).default(36),
   LIVE_X264_PRESET: z.string().default('veryfast'),
+  // The live edge (ingest/, `vidhost-edge`: SRT, WHIP/WHEP, LL-HLS; docs/live.md, EDGE-CONTRACT).
+  /** The edge's internal HTTP API port (bound to LIVE_EDGE_HTTP_HOST). */
+  LIVE_EDGE_HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8889),
+  LIVE_EDGE_HTTP_HOST: z.string().default('127.0.0.1'),
+  /** How the API and live workers reach the edge's internal HTTP API (k8s: its Service). */
+  LIVE_EDGE_INTERNAL_URL: z.string().url().default('http://127.0.0.1:8889'),
+  /** ONE UDP port for every WebRTC session (pion UDPMux). */
+  LIVE_WEBRTC_UDP_PORT: z.coerce.number().int().min(0).max(65535).default(8189),
+  /** Comma-separated public IPs/hosts the edge announces as host candidates (NAT 1:1); empty: local addresses. */
+  LIVE_WEBRTC_ANNOUNCE: z.string().default(''),
+  LIVE_WHEP_MAX_VIEWERS: z.coerce.number().int().min(1).default(200),
+  /** `low` broadcasts are also packaged as LL-HLS by the edge (off: plain HLS with short segments only). */
+  LIVE_LLHLS: z.enum(['on', 'off']).default('on'),
+  /** Keyframe interval (s) of the live ladder in `low` mode (LL-HLS segments are cut on keyframes). */
+  LIVE_LOW_LATENCY_GOP_SECONDS: z.coerce.number().min(0.2).max(4).default(1),
 };
 
 export interface LiveConfig {
@@ -40,6 +55,15 @@ export interface LiveConfig {
   lowLatencySegmentSeconds: number;
   windowSeconds: number;
   x264Preset: string;
+  edgeHttpPort: number;
+  edgeHttpHost: string;
+  /** No trailing slash. */
+  edgeInternalUrl: string;
+  webrtcUdpPort: number;
+  webrtcAnnounce: string[];
+  whepMaxViewers: number;
+  llhls: boolean;
+  lowLatencyGopSeconds: number;
 }
 
 /** `publicBaseUrl`: the default ingest host's source; `uploadSecret`: the media secret's default. */
@@ -61,5 +85,13 @@ export function liveConfig(e: EnvOf<typeof liveEnv>, publicBaseUrl: string, uplo
     lowLatencySegmentSeconds: e.LIVE_LOW_LATENCY_SEGMENT_SECONDS,
     windowSeconds: e.LIVE_WINDOW_SECONDS,
     x264Preset: e.LIVE_X264_PRESET,
+    edgeHttpPort: e.LIVE_EDGE_HTTP_PORT,
+    edgeHttpHost: e.LIVE_EDGE_HTTP_HOST,
+    edgeInternalUrl: e.LIVE_EDGE_INTERNAL_URL.replace(/\/+$/, ''),
+    webrtcUdpPort: e.LIVE_WEBRTC_UDP_PORT,
+    webrtcAnnounce: e.LIVE_WEBRTC_ANNOUNCE.split(',').map((x) => x.trim()).filter(Boolean),
+    whepMaxViewers: e.LIVE_WHEP_MAX_VIEWERS,
+    llhls: e.LIVE_LLHLS === 'on',
+    lowLatencyGopSeconds: e.LIVE_LOW_LATENCY_GOP_SECONDS,
   };
 }

@@ -23,6 +23,8 @@ export const mediaEnv = {
   MEDIA_MAX_MEMORY_MB: z.coerce.number().int().min(64).default(8192),
   MEDIA_MAX_OUTPUT_FILE_MB: z.coerce.number().int().min(1).default(16384),
   MEDIA_CPU_PER_WALL_SECOND: z.coerce.number().min(0.1).optional(),
+  /** Scheduling niceness of VOD ffmpeg runs (0–19); live encodes keep 0, so they come first on a shared machine (SPEC §17). */
+  MEDIA_FFMPEG_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** Test-only: turns the input allow-lists off to prove the sandbox holds alone. Refused outside NODE_ENV=test. */
   MEDIA_TEST_DISABLE_FORMAT_CHECK: bool.default(false),
 
@@ -50,6 +52,7 @@ export interface MediaConfig {
   chunkSeconds: number;
   rateControl: RateControl;
   qualityFloorSsimDb: number;
+  nice: number;
 }
 
 export function mediaConfig(e: EnvOf<typeof mediaEnv>, nodeEnv: string): MediaConfig {
@@ -78,5 +81,6 @@ export function mediaConfig(e: EnvOf<typeof mediaEnv>, nodeEnv: string): MediaCo
     chunkSeconds: e.TRANSCODE_CHUNK_SECONDS,
     rateControl: e.TRANSCODE_RATE_CONTROL === 'abr' ? { mode: 'abr' } : { mode: 'crf', crf: e.TRANSCODE_CRF },
     qualityFloorSsimDb: e.QUALITY_FLOOR_SSIM_DB,
+    nice: e.MEDIA_FFMPEG_NICE,
   };
 }

@@ -54,11 +54,22 @@ export async function probeFeed(config: Config, url: string, signal?: AbortSigna
   };
 }
 
-/** Starts the live ffmpeg; `stop()` asks it to finish (q on stdin: the last segment is flushed). */
-export async function startLiveFfmpeg(config: Config, args: string[], url: string, dir?: string): Promise<{ child: ChildProcess; exited: Promise<{ code: number | null; stderr: string }>; stop: () => void }> {
+/** Starts the live ffmpeg; `stop()` asks it to finish (q on stdin: the last segment is flushed); `onStdout` reads its stdout (the health meter). */
+export async function startLiveFfmpeg(
+  config: Config,
+  args: string[],
+  url: string,
+  dir?: string,
+  onStdout?: (chunk: string) => void,
+): Promise<{ child: ChildProcess; exited: Promise<{ code: number | null; stderr: string }>; stop: () => void }> {
   const ffmpeg = tool(config.media.ffmpegPath);
   const { command, args: argv } = sandboxedCommand(await spec(config, ffmpeg, url, 13 * 3600, dir), args);
-  const child = spawn(command, argv, { stdio: ['pipe', 'ignore', 'pipe'] });
+  // Niceness 0 (unlike VOD runs, MEDIA_FFMPEG_NICE): a live encode comes first on a shared machine.
+  const child = spawn(command, argv, { stdio: ['pipe', onStdout ? 'pipe' : 'ignore', 'pipe'] });
+  if (onStdout) {
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', onStdout);
+  }
   let stderr = '';
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (c: string) => {

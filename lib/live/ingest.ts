@@ -12,7 +12,7 @@ import { disconnectedSignal, liveWorkflowId } from '../../workflows/live/defs';
 import { FeedBounds, type FlvPacket } from './bounds';
 import { LIVE_CONTROL_CHANNEL, parseDrop } from './control';
 import { internalPath } from './keys';
-import { checkStreamKey, releaseReservation, startKeyCheckServer } from './key-check';
+import { checkStreamKey, type IngestApp as IngestProtocol, releaseReservation, startKeyCheckServer } from './key-check';
 import { routeNmsLogs } from './nmsLog';
 import { signalConnected } from './workflow';
 
@@ -43,12 +43,14 @@ export interface IngestServer {
 }
 
 /**
- * RTMP applications an encoder may publish to, and the protocol each stands for: `srt` is where
- * the live edge (ingest/srt) republishes an SRT caller's feed.
+ * RTMP applications an encoder may publish to, and the protocol each stands for: `srt` and `whip`
+ * are where the live edge (ingest/, vidhost-edge) republishes an SRT caller's or a WHIP
+ * publisher's feed.
  */
-const INGEST_APPS = new Map<string, 'rtmp' | 'srt'>([
+const INGEST_APPS = new Map<string, IngestProtocol>([
   ['live', 'rtmp'],
   ['srt', 'srt'],
+  ['whip', 'whip'],
 ]);
 
 /** Refuses without saying more than the encoder needs; the reason is logged. */
@@ -132,7 +134,8 @@ export async function startIngestServer(deps: { config: Config; db: Db; temporal
       Context.broadcasts.set(internalPath(row.id), bc);
       active.set(row.id, { sessionId: s.id, session: s });
       bySession.set(s.id, row.id);
-      await db('live_streams').where({ id: row.id }).update({ encoder_session: s.id });
+      // A new encoder, a new measure (lib/live/health.ts): the session adds to it.
+      await db('live_streams').where({ id: row.id }).update({ encoder_session: s.id, health: JSON.stringify({ protocol }) });
       await signalConnected(temporal, config, row.id, row.workspace_id, { sessionId: s.id, protocol });
     } catch (err) {
       // Not admitted after all: the plan's slot the check reserved is free again.

@@ -1,6 +1,7 @@
-// Which encoder may publish (SPEC §17): one check for both ingests. The RTMP side runs it as
-// node-media-server announces a publisher; the live edge (ingest/, vidhost-edge) asks it over
-// loopback HTTP during the SRT handshake, so a refused caller is rejected before it sends media.
+// Which encoder may publish (SPEC §17, §22): one check for every ingest. The RTMP side runs it as
+// node-media-server announces a publisher; the live edge (ingest/, SRT and WHIP) asks it over
+// loopback HTTP during the SRT handshake or the WHIP offer, so a refused caller is rejected before
+// it sends media.
 import http from 'node:http';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
@@ -59,11 +60,34 @@ export async function releaseReservation(db: Db, liveStreamId: string): Promise<
   await db('live_streams').where({ id: liveStreamId }).update({ broadcast_reserved_at: null });
 }
 
+/** The apps an edge or encoder publishes under, as the key check's JSON body names them. */
+export type IngestApp = 'rtmp' | 'srt' | 'whip';
+const APPS: ReadonlySet<string> = new Set<IngestApp>(['rtmp', 'srt', 'whip']);
+
 /**
- * `POST /check` with the stream key as the body → 204, or 403 `{"code","reason"}`. Loopback only
- * (LIVE_SRT_CHECK_PORT); it says no more than an RTMP publish attempt on the public port does.
+ * The check's request body: the bare key (the SRT gateway's original form) or JSON
+ * `{"key","app"}` (the edge, EDGE-CONTRACT amendment); null when neither.
  */
-export function startKeyCheckServer(o: { host: string; port: number; check: (key: string) => Promise<KeyCheck>; log: Logger }): Promise<{ port: number; close(): Promise<void> }> {
+export function parseCheckBody(body: string): { key: string; app: IngestApp | null; json: boolean } | null {
+  const text = body.trim();
+  if (!text.startsWith('{')) return { key: text, app: null, json: false };
+  try {
+    const j = JSON.parse(text) as { key?: unknown; app?: unknown };
+    if (typeof j.key !== 'string') return null;
+    if (j.app !== undefined && (typeof j.app !== 'string' || !APPS.has(j.app))) return null;
+    return { key: j.key, app: (j.app as IngestApp | undefined) ?? null, json: true };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `POST /check` with `{"key","app"}` as the body → 200 `{"live_stream_id","workspace_id"}`
+ * (the bare key as the body, the SRT gateway's original form → 204), or 403 `{"code","reason"}`. Loopback only
+ * (LIVE_SRT_CHECK_PORT); it says no more than an RTMP publish attempt on the public port does,
+ * except the stream's id, which the edge needs to serve WHEP and LL-HLS by stream id.
+ */
+export function startKeyCheckServer(o: { host: string; port: number; check: (key: string, app: IngestApp | null) => Promise<KeyCheck>; log: Logger }): Promise<{ port: number; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     if (req.method !== 'POST' || req.url !== '/check') {
       res.writeHead(404).end();
@@ -76,9 +100,15 @@ export function startKeyCheckServer(o: { host: string; port: number; check: (key
       if (body.length > 512) req.destroy();
     });
     req.on('end', () => {
-      o.check(body.trim()).then(
+      const parsed = parseCheckBody(body);
+      if (!parsed) {
+        res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 'bad_key', reason: 'not a stream key' }));
+        return;
+      }
+      o.check(parsed.key, parsed.app).then(
         (r) => {
-          if (r.ok) res.writeHead(204).end();
+          if (r.ok && !parsed.json) res.writeHead(204).end();
+          else if (r.ok) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ live_stream_id: r.stream.id, workspace_id: r.stream.workspace_id }));
           else res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ code: r.code, reason: r.why }));
         },
         (err: unknown) => {

@@ -57,31 +57,55 @@ export function planLiveLadder(f: FeedInfo, opts: { passthrough: boolean }): Liv
   return rungs.sort((a, b) => b.height - a.height);
 }
 
-/** ffmpeg arguments: one decode, one HLS output per rung, segments `seg_%06d.ts` from each rung's next number. */
+/** tee muxer escaping (ffmpeg's av_get_token): `\`, `:`, `|`, `[`, `]` and `'` are taken literally. */
+const teeEscape = (v: string) => v.replace(/[\\:|[\]']/g, (c) => `\\${c}`);
+
+/**
+ * ffmpeg arguments: one decode, one HLS output per rung, segments `seg_%06d.ts` from each rung's
+ * next number. With `llhls` (SPEC §22, `latency_mode: low`), each rung's encode also goes, through
+ * the tee muxer, as MPEG-TS by HTTP PUT to the live edge's LL-HLS packager: in a FIFO of its own
+ * (an edge that stalls or restarts never holds up the HLS ladder or the recording; the PUT is
+ * opened again every second until it is taken).
+ */
 export function liveFfmpegArgs(o: {
   input: string;
   dir: string;
   rungs: LiveRung[];
   startNumbers: Record<string, number>;
   segmentSeconds: number;
+  /** Keyframe interval of the encoded rungs (default: segmentSeconds). */
+  gopSeconds?: number;
   preset: string;
   hasAudio: boolean;
+  /** The edge's ingest URL of a rung (`{edge}/hls/{ls}/{rung}/ingest`). */
+  llhls?: (rung: string) => string;
+  /** Also list the feed's packets on stdout (framecrc, lib/live/health.ts): the stream health of RTMP feeds. */
+  meter?: boolean;
 }): string[] {
   const args = ['-hide_banner', '-loglevel', 'warning', '-nostats', '-rw_timeout', '5000000', '-protocol_whitelist', 'rtmp,tcp', '-format_whitelist', 'flv,live_flv', '-i', o.input];
-  const hls = (name: string) => [
-    '-f', 'hls',
-    '-hls_time', String(o.segmentSeconds),
-    '-hls_list_size', '30',
-    '-hls_flags', 'independent_segments+program_date_time+temp_file',
-    '-start_number', String(o.startNumbers[name] ?? 0),
-    '-hls_segment_filename', `${o.dir}/${name}/seg_%06d.ts`,
-    `${o.dir}/${name}/index.m3u8`,
+  const gop = o.gopSeconds ?? o.segmentSeconds;
+  const hlsOpts = (name: string): Array<[string, string]> => [
+    ['hls_time', String(o.segmentSeconds)],
+    ['hls_list_size', '30'],
+    ['hls_flags', 'independent_segments+program_date_time+temp_file'],
+    ['start_number', String(o.startNumbers[name] ?? 0)],
+    ['hls_segment_filename', `${o.dir}/${name}/seg_%06d.ts`],
   ];
+  const output = (name: string): string[] => {
+    if (!o.llhls) return ['-f', 'hls', ...hlsOpts(name).flatMap(([k, v]) => [`-${k}`, v]), `${o.dir}/${name}/index.m3u8`];
+    // Option values are unescaped twice (the slave list, then the slave's options), the file once.
+    const value = (v: string) => teeEscape(teeEscape(v));
+    const hls = `[f=hls:${hlsOpts(name).map(([k, v]) => `${k}=${value(v)}`).join(':')}]${teeEscape(`${o.dir}/${name}/index.m3u8`)}`;
+    const fifo = value(['attempt_recovery=1', 'recovery_wait_time=1', 'drop_pkts_on_overflow=1', 'restart_with_keyframe=1'].join(':'));
+    // Every packet is sent as it is muxed (no 32 KB AVIO buffer, no mux delay): parts are 200 ms.
+    const push = `[f=mpegts:method=PUT:flush_packets=1:max_delay=0:onfail=ignore:use_fifo=1:fifo_options=${fifo}]${teeEscape(o.llhls(name))}`;
+    return ['-f', 'tee', `${hls}|${push}`];
+  };
   for (const r of o.rungs) {
     args.push('-map', '0:v:0');
     if (o.hasAudio) args.push('-map', '0:a:0');
     if (!r.encode) {
-      args.push('-c', 'copy', ...hls(r.name));
+      args.push('-c', 'copy', ...output(r.name));
       continue;
     }
     const e = r.encode;
@@ -89,10 +113,15 @@ export function liveFfmpegArgs(o: {
       '-c:v', 'libx264', '-preset', o.preset, '-tune', 'zerolatency', '-pix_fmt', 'yuv420p',
       '-vf', `scale=${r.width}:${r.height}`,
       '-b:v', String(e.videoBitrate), '-maxrate', String(e.maxrate), '-bufsize', String(e.bufsize),
-      '-force_key_frames', `expr:gte(t,n_forced*${o.segmentSeconds})`, '-sc_threshold', '0',
+      '-force_key_frames', `expr:gte(t,n_forced*${gop})`, '-sc_threshold', '0',
     );
     if (o.hasAudio) args.push('-c:a', 'aac', '-b:a', String(e.audioBitrate), '-ac', '2');
-    args.push(...hls(r.name));
+    args.push(...output(r.name));
+  }
+  if (o.meter) {
+    args.push('-map', '0:v:0');
+    if (o.hasAudio) args.push('-map', '0:a:0');
+    args.push('-c', 'copy', '-f', 'framecrc', 'pipe:1');
   }
   return args;
 }

@@ -1,6 +1,8 @@
 import type { Config } from '../config';
 import type { Db } from '../db';
 import { videoPublicId } from '../ids';
+import type { EdgeStreamStats } from './edge';
+import { healthWarnings, type StreamHealth } from './health';
 
 export interface SimulcastTarget {
   url: string;
@@ -39,6 +41,8 @@ export interface LiveStreamRow {
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
+  /** SPEC §22: the measure of the broadcast going on (activities/live/health.ts). */
+  health?: (Partial<StreamHealth> & { measured_at?: string }) | null;
   /** created_at as text with microseconds, for cursors (list queries select it). */
   created_at_text?: string;
 }
@@ -69,6 +73,28 @@ export async function recentVideoIds(db: Db, ids: string[], per = 10): Promise<M
 export const rtmpUrl = (config: Config) => `rtmp://${config.live.publicIngestHost}:${config.live.rtmpPort}/live`;
 export const srtUrl = (config: Config, key: string) => `srt://${config.live.publicIngestHost}:${config.live.srtPort}?streamid=${key}`;
 export const liveHlsUrl = (config: Config, id: string) => `${config.cdnUrl}/live/${id}/master.m3u8`;
+/** SPEC §22: WHIP ingest on the CDN host, the stream key as the Bearer token (api/cdn/realtime.ts). */
+export const whipUrl = (config: Config) => `${config.cdnUrl}/live/whip`;
+export const webrtcUrl = (config: Config, id: string) => `${config.cdnUrl}/live/${id}/whep`;
+
+/** The stored measure as the read shape has it; null while no broadcast is active. */
+export function storedHealth(row: LiveStreamRow): StreamHealth | null {
+  const h = row.health;
+  if (row.status !== 'active' || !h?.protocol) return null;
+  return { protocol: h.protocol, video: h.video ?? null, audio: h.audio ?? null, bitrate_kbps: h.bitrate_kbps ?? null, keyframe_interval_s: h.keyframe_interval_s ?? null, warnings: h.warnings ?? [] };
+}
+
+/** The live edge's own measure of an SRT or WHIP publisher, in the same shape and with the same warnings. */
+export function edgeHealth(e: EdgeStreamStats, protocol: 'srt' | 'whip'): StreamHealth {
+  const measured = { bitrate_kbps: e.bitrate_kbps ?? null, keyframe_interval_s: e.keyframe_interval_s ?? null };
+  return {
+    protocol,
+    video: e.video ? { codec: e.video.codec, width: e.video.width, height: e.video.height, fps: e.video.fps ?? null } : null,
+    audio: e.audio ? { codec: e.audio.codec } : null,
+    ...measured,
+    warnings: healthWarnings(measured),
+  };
+}
 
 /**
  * The read shape of SPEC §17. The stream key is never stored, so only create and reset pass it;
@@ -96,8 +122,10 @@ export function serializeLiveStream(config: Config, row: LiveStreamRow, recent: 
     playback_restriction_id: row.playback_restriction_id ?? null,
     encryption: row.encryption ?? 'none',
     ...(streamKey ? { stream_key: streamKey } : {}),
-    ingest: { rtmp_url: rtmpUrl(config), srt_url: srtUrl(config, streamKey ?? '{stream_key}') },
+    ingest: { rtmp_url: rtmpUrl(config), srt_url: srtUrl(config, streamKey ?? '{stream_key}'), whip_url: whipUrl(config) },
     hls_url: liveHlsUrl(config, row.id),
+    webrtc_url: webrtcUrl(config, row.id),
+    health: storedHealth(row),
     embed_url: `${config.playerUrl}/embed/${row.id}`,
     active_video_id: row.active_video_id ? videoPublicId(row.active_video_id) : null,
     recent_video_ids: recent,

@@ -40,6 +40,8 @@ export type RunFfmpegOptions = {
   signal?: AbortSignal;
   progressIntervalMs?: number;
   onSpawn?: (pid: number) => void;
+  /** Runs the process under `nice -n <nice>` (1–19; 0/undefined: as this process). */
+  nice?: number;
   /**
    * Default true: a zero exit whose stderr reports "partial file" is rejected as invalid media.
    * ffmpeg conceals a truncated MP4 (moov first, data cut off) and exits 0 with a short output.
@@ -151,7 +153,9 @@ export function runFfprobe(args: readonly string[], options: RunFfprobeOptions =
 function runTool(args: readonly string[], options: ToolOptions): Promise<string> {
   const { signal, onProgress, sandbox, toolName } = options;
   const toolPath = sandbox?.tool ?? options.defaultPath;
-  const { command, args: argv } = sandbox ? sandboxedCommand(sandbox, args) : { command: toolPath, args: [...args] };
+  const plain = sandbox ? sandboxedCommand(sandbox, args) : { command: toolPath, args: [...args] };
+  // nice(1) execs the command in its own process (same pid): the sandbox and the tool inherit it.
+  const { command, args: argv } = options.nice ? { command: 'nice', args: ['-n', String(options.nice), plain.command, ...plain.args] } : plain;
 
   return new Promise<string>((resolve, reject) => {
     if (signal?.aborted) {

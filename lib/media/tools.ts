@@ -21,6 +21,8 @@ export type MediaPolicy = {
   limits: MediaLimits;
   /** Test-only: false turns the input allow-lists off (the sandbox must then hold alone). */
   formatCheck: boolean;
+  /** Niceness of ffmpeg runs (VOD work yields the CPU to live encodes, which run at 0). */
+  nice?: number;
 };
 
 /** An input opened under the policy: pass `inputArgs` right before `-i path` in the builders. */
@@ -69,7 +71,7 @@ export async function resolveSandbox(configured: MediaPolicy['sandbox']): Promis
   return found;
 }
 
-export type RunOptions = Pick<RunFfmpegOptions, 'onProgress' | 'signal' | 'onSpawn' | 'failOnPartialInput' | 'onStderrTail'> & {
+export type RunOptions = Pick<RunFfmpegOptions, 'onProgress' | 'signal' | 'onSpawn' | 'failOnPartialInput' | 'onStderrTail' | 'nice'> & {
   /** The only directory the process may write. */
   outputDir?: string;
   /** Sets the wall-time and CPU bounds; unknown = the longest allowed. */
@@ -144,6 +146,7 @@ export function createMediaTools(policy: MediaPolicy) {
         durationSeconds: options.durationSeconds,
         sandbox: await spec(ffmpegPath, input.path, wall, options.outputDir),
         timeoutMs: wall * 1000,
+        nice: options.nice ?? policy.nice,
       });
     },
   };

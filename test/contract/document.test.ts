@@ -93,6 +93,7 @@ describe('OpenAPI document', () => {
       'live_stream.connected',
       'live_stream.disconnected',
       'live_stream.idle',
+      'live_stream.warning',
       'video.audio_track.deleted', 'video.audio_track.failed', 'video.audio_track.ready', 'video.captions.failed', 'video.captions.ready', 'video.deleted', 'video.failed', 'video.ready', 'video.uploaded',
     ]);
     assert.equal(doc.paths?.['/v/{subject}/master.m3u8']?.get?.servers?.[0].url, 'http://cdn.example.test/media');

@@ -15,7 +15,7 @@ export interface LiveStack extends Stack {
 
 /** A stack with the live worker role and an in-process media server on free ports. */
 export async function startLiveStack(opts: StackOptions = {}): Promise<LiveStack> {
-  const [rtmp, http, srt, srtCheck] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const [rtmp, http, srt, srtCheck, edgeHttp] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
   const stack = await startStack({
     ...opts,
     workers: opts.workers ?? ['workflow', 'transcode', 'live'],
@@ -25,6 +25,9 @@ export async function startLiveStack(opts: StackOptions = {}): Promise<LiveStack
       LIVE_SRT_PORT: String(srt),
       LIVE_SRT_CHECK_PORT: String(srtCheck),
       LIVE_MEDIA_INTERNAL_URL: `rtmp://127.0.0.1:${rtmp}`,
+      // Where the API and live workers find the edge startEdge runs (none unless a test starts it).
+      LIVE_EDGE_HTTP_PORT: String(edgeHttp),
+      LIVE_EDGE_INTERNAL_URL: `http://127.0.0.1:${edgeHttp}`,
       LIVE_SEGMENT_SECONDS: '1',
       LIVE_HEARTBEAT_TIMEOUT_MS: '3000',
       LIVE_X264_PRESET: 'ultrafast',
@@ -130,7 +133,7 @@ export interface Edge {
 export async function startEdge(s: LiveStack, env: NodeJS.ProcessEnv = {}): Promise<Edge> {
   const bin = process.env.LIVE_EDGE_PATH;
   if (!bin) throw new Error('LIVE_EDGE_PATH is not set: run the test through scripts/test');
-  const [httpPort, webrtcPort] = [Number(env.LIVE_EDGE_HTTP_PORT) || (await freePort()), Number(env.LIVE_WEBRTC_UDP_PORT) || (await freePort())];
+  const [httpPort, webrtcPort] = [Number(env.LIVE_EDGE_HTTP_PORT) || s.config.live.edgeHttpPort, Number(env.LIVE_WEBRTC_UDP_PORT) || (await freePort())];
   const child = spawn(bin, [], {
     env: {
       ...process.env,

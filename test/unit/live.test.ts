@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { createLogger } from '../../lib/logger';
+import { prefixUris } from '../../api/cdn/lowlatency';
+import { FeedMeter, healthWarnings } from '../../lib/live/health';
+import { parseCheckBody, startKeyCheckServer } from '../../lib/live/key-check';
 import { hashStreamKey, newStreamKey, signMediaPath, STREAM_KEY_RE } from '../../lib/live/keys';
 import { type FeedInfo, liveFfmpegArgs, outOfBounds, planLiveLadder } from '../../lib/live/ladder';
 import { livePlaylist, masterPlaylist, parseLocalPlaylist, vodPlaylist } from '../../lib/live/playlists';
@@ -71,5 +75,92 @@ describe('live: pure parts', () => {
       { file: 'seg_000001.ts', duration: 2, programDateTime: '2026-01-01T00:00:00.000+0000' },
       { file: 'seg_000002.ts', duration: 1.5, programDateTime: null },
     ]);
+  });
+});
+
+describe('live: the key check the edge asks (HTTP wrapper)', () => {
+  let server: Awaited<ReturnType<typeof startKeyCheckServer>>;
+  const seen: Array<[string, string | null]> = [];
+  before(async () => {
+    server = await startKeyCheckServer({
+      host: '127.0.0.1',
+      port: 0,
+      log: createLogger('error', 'test'),
+      // A stub check (the database side is checkStreamKey's, tested with a stack): admits one key.
+      check: async (key, app) => {
+        seen.push([key, app]);
+        return key === `lsk${'a'.repeat(32)}` ? { ok: true, stream: { id: 'ls_x', workspace_id: 'ws_y' } } : { ok: false, code: 'unknown', why: 'unknown stream key' };
+      },
+    });
+  });
+  after(() => server.close());
+  const post = (body: string) => fetch(`http://127.0.0.1:${server.port}/check`, { method: 'POST', body });
+
+  it('answers {"key","app"} with 200 and the stream and workspace ids', async () => {
+    const res = await post(JSON.stringify({ key: `lsk${'a'.repeat(32)}`, app: 'whip' }));
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { live_stream_id: 'ls_x', workspace_id: 'ws_y' });
+    assert.deepEqual(seen.at(-1), [`lsk${'a'.repeat(32)}`, 'whip']);
+  });
+
+  it('still answers the bare key with 204 (the SRT gateway before the edge)', async () => {
+    const res = await post(`lsk${'a'.repeat(32)}\n`);
+    assert.equal(res.status, 204);
+  });
+
+  it('refuses unknown keys, unknown apps and malformed JSON with 403 and a code', async () => {
+    let res = await post(JSON.stringify({ key: `lsk${'b'.repeat(32)}`, app: 'srt' }));
+    assert.equal(res.status, 403);
+    assert.deepEqual(await res.json(), { code: 'unknown', reason: 'unknown stream key' });
+    for (const body of ['{"key": 1}', '{"key":"x","app":"ftp"}', '{not json']) {
+      res = await post(body);
+      assert.equal(res.status, 403, body);
+      assert.equal(((await res.json()) as { code: string }).code, 'bad_key');
+    }
+    assert.equal(parseCheckBody('{"key":"k"}')?.app, null);
+  });
+});
+
+describe('live: stream health measured on the feed (framecrc)', () => {
+  it('reads codecs, size, fps, bitrate and keyframe interval, and warns past 4 s between keyframes', () => {
+    let now = 0;
+    const m = new FeedMeter(() => now);
+    const head = '#tb 0: 1/1000\n#media_type 0: video\n#codec_id 0: h264\n#dimensions 0: 640x360\n#tb 1: 1/48000\n#codec_id 1: aac\n';
+    const lines: string[] = [];
+    // 6 s of 25 fps video, a keyframe every 5 s (125 frames), 5000-byte frames.
+    for (let i = 0; i < 150; i++) lines.push(`0, ${i * 40}, ${i * 40}, 40, 5000, 0xabc${i % 125 === 0 ? '' : ', F=0x0'}`);
+    m.push(head + lines.slice(0, 75).join('\n').slice(0, -7));
+    m.push(lines.slice(0, 75).join('\n').slice(-7) + '\n');
+    now = 3000;
+    m.push(`${lines.slice(75).join('\n')}\n`);
+    const h = m.health('rtmp');
+    assert.deepEqual(h.video, { codec: 'h264', width: 640, height: 360, fps: 25 });
+    assert.deepEqual(h.audio, { codec: 'aac' });
+    assert.equal(h.keyframe_interval_s, 5);
+    // 150 × 5000 bytes within the last 3 s.
+    assert.equal(h.bitrate_kbps, 2000);
+    assert.deepEqual(h.warnings.map((w) => w.code), ['keyframe_interval_high']);
+    assert.deepEqual(healthWarnings({ bitrate_kbps: 25_000, keyframe_interval_s: 2 }).map((w) => w.code), ['bitrate_over_plan']);
+    assert.deepEqual(new FeedMeter().health('srt'), { protocol: 'srt', video: null, audio: null, bitrate_kbps: null, keyframe_interval_s: null, warnings: [] });
+  });
+});
+
+describe('live: the LL-HLS master from the edge (ll/ prefix)', () => {
+  it('puts ll/ before every relative URI and refuses anything else', () => {
+    const edge = '#EXTM3U\n#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",URI="source/audio2_stream.m3u8"\n#EXT-X-STREAM-INF:BANDWIDTH=1,AUDIO="audio"\nsource/video1_stream.m3u8\n';
+    assert.equal(prefixUris(edge, 'll/'), '#EXTM3U\n#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="audio",URI="ll/source/audio2_stream.m3u8"\n#EXT-X-STREAM-INF:BANDWIDTH=1,AUDIO="audio"\nll/source/video1_stream.m3u8\n');
+    assert.equal(prefixUris('#EXTM3U\nhttp://evil.example/x.m3u8\n', 'll/'), null);
+    assert.equal(prefixUris('#EXTM3U\n../../v/x.m3u8\n', 'll/'), null);
+    assert.equal(prefixUris('#EXTM3U\n#EXT-X-MEDIA:URI="/abs.m3u8"\n', 'll/'), null);
+  });
+
+  it('tees each rung to the edge with a FIFO of its own when LL-HLS is on', () => {
+    const args = liveFfmpegArgs({ input: 'rtmp://h/internal/ls_x?sign=1', dir: '/w', rungs: planLiveLadder(feed(), { passthrough: true }), startNumbers: {}, segmentSeconds: 1, preset: 'veryfast', hasAudio: true, llhls: (r) => `http://edge:8889/hls/ls_x/${r}/ingest`, meter: true });
+    const tees = args.filter((a, i) => args[i - 1] === '-f' && a === 'tee');
+    assert.equal(tees.length, 3);
+    const slave = args[args.indexOf('tee') + 1];
+    assert.match(slave, /^\[f=hls:hls_time=1:.*hls_segment_filename=\/w\/source\/seg_%06d\.ts\]\/w\/source\/index\.m3u8\|\[f=mpegts:method=PUT:flush_packets=1:max_delay=0:onfail=ignore:use_fifo=1:fifo_options=attempt_recovery=1\\\\\\:/);
+    assert.ok(slave.endsWith('http\\://edge\\:8889/hls/ls_x/source/ingest'));
+    assert.deepEqual(args.slice(-4), ['copy', '-f', 'framecrc', 'pipe:1']);
   });
 });

@@ -197,3 +197,22 @@ describe('media/run', function () {
     for (const r of rungs) assert.match(await readFile(join(outputRoot, r.name, 'index.m3u8'), 'utf8'), /#EXT-X-ENDLIST/);
   });
 });
+
+describe('runFfmpeg niceness (live before VOD, SPEC §17)', () => {
+  const niceOf = async (pid: number) => Number((await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')[16]);
+
+  it('runs ffmpeg under the niceness asked for, and at our own without it', async () => {
+    const seen: number[] = [];
+    const probe = (nice?: number) =>
+      runFfmpeg([...QUIET, '-re', '-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=10:duration=1', '-f', 'null', '-'], {
+        nice,
+        // nice(1) execs ffmpeg in place: read the process once it is ffmpeg.
+        onSpawn: (pid) => void new Promise((r) => setTimeout(r, 400)).then(() => niceOf(pid)).then((n) => seen.push(n)),
+      });
+    await probe(7);
+    await probe(undefined);
+    await new Promise((r) => setTimeout(r, 100));
+    const own = await niceOf(process.pid);
+    assert.deepEqual(seen, [Math.min(19, own + 7), own]);
+  });
+});

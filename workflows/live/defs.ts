@@ -20,7 +20,7 @@ export interface LiveWorkflowInput {
 export interface ConnectedSignal {
   /** The media server's session id: a disconnect names the session it ends. */
   sessionId: string;
-  protocol: 'rtmp' | 'srt';
+  protocol: 'rtmp' | 'srt' | 'whip';
 }
 
 export interface DisconnectedSignal {

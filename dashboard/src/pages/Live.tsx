@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type Page, type Schemas } from '../api';
 import { Collection, useActions } from '../components/collection';
+import { LiveStudio } from '../components/LiveStudio';
 import { CopyButton, Link, Secret } from '../components/ui';
 import { when } from '../format';
 import { useLoad, usePoll } from '../hooks';
@@ -53,6 +54,7 @@ export function LivePage() {
       >
         {created?.stream_key && <StreamKey stream={created} />}
       </Collection>
+      <LiveStudio streams={data?.data ?? []} known={created?.stream_key ? { id: created.id, key: created.stream_key } : null} />
     </>
   );
 }

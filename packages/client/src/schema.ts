@@ -1029,6 +1029,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/live/{subject}/ll/{rung}/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A `latency_mode: low` broadcast's LL-HLS files (the master lists `ll/<rung>/index.m3u8`): media playlists with parts, preload hints and blocking reload (`_HLS_msn`, `_HLS_part`), init, segments and parts */
+        get: operations["cdnLiveLowLatency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live/whip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** WHIP (RFC 9725): publish an SDP offer (H.264 + Opus, ≤ 64 KB) with the stream key as the Bearer token */
+        post: operations["whipPublish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live/whip/{session}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End a WHIP session (the broadcast goes `disconnected`, then `idle` after the reconnect window) */
+        delete: operations["whipEnd"];
+        options?: never;
+        head?: never;
+        /** Trickle ICE for a WHIP session (405 when the edge does not take it) */
+        patch: operations["whipTrickle"];
+        trace?: never;
+    };
+    "/live/{subject}/whep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** WHEP: play a broadcast that arrived by WHIP (POST a recvonly SDP offer, ≤ 64 KB); visibility, tokens and restrictions as for HLS */
+        post: operations["whepPlay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live/{subject}/whep/{session}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End a WHEP session */
+        delete: operations["whepEnd"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/embed/{id}": {
         parameters: {
             query?: never;
@@ -1569,6 +1655,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "live_stream.warning": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `live_stream.warning` to each subscribed endpoint
+         * @description Any 2xx within the timeout is success; otherwise retried on durable timers (Retry-After honoured); 410 disables the endpoint.
+         */
+        post: operations["event_live_stream_warning"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1763,10 +1869,40 @@ export interface components {
                 rtmp_url: string;
                 /** @description SRT URL with the key as `streamid` (`{stream_key}` placeholder outside create/reset) */
                 srt_url: string;
+                /**
+                 * @description WHIP (RFC 9725) endpoint: POST an SDP offer (H.264 + Opus) with `Authorization: Bearer <stream_key>` (no API key) → 201 answer + `Location` (DELETE it, with the same header, to end)
+                 * @example https://cdn.example.com/live/whip
+                 */
+                whip_url: string;
             };
-            /** @description `{cdn_url}/live/<ls_id>/master.m3u8`: the live playlist while a broadcast is on */
+            /** @description `{cdn_url}/live/<ls_id>/master.m3u8`: the live playlist while a broadcast is on (LL-HLS media playlists for `latency_mode: low`) */
             hls_url: string;
+            /** @description `{cdn_url}/live/<ls_id>/whep`: WHEP playback (POST a recvonly SDP offer → 201 answer + `Location`) for a broadcast that arrived by WHIP; visibility, tokens (`<token>` in place of the id) and restrictions apply as for `hls_url` */
+            webrtc_url: string;
             embed_url: string;
+            /** @description SPEC §22 stream health while the stream is `active` (null otherwise): measured on the feed (RTMP) or by the live edge (SRT, WHIP) */
+            health: {
+                /** @enum {string} */
+                protocol: "rtmp" | "srt" | "whip";
+                video: {
+                    codec: string;
+                    width: number;
+                    height: number;
+                    fps: number | null;
+                } | null;
+                audio: {
+                    codec: string;
+                } | null;
+                /** @description Measured ingest bitrate over the last 5 s */
+                bitrate_kbps: number | null;
+                keyframe_interval_s: number | null;
+                /** @description `keyframe_interval_high`: keyframes over 4 s apart; `bitrate_over_plan`: over the 20 Mb/s ingest bound. Each is also sent once per connection as a `live_stream.warning` event */
+                warnings: {
+                    /** @enum {string} */
+                    code: "keyframe_interval_high" | "bitrate_over_plan";
+                    message: string;
+                }[];
+            } | null;
             /**
              * @description The recording of the broadcast going on
              * @example vid_0193a1b2c3d4e5f60718293a4b5c6d7e
@@ -1957,7 +2093,7 @@ export interface components {
             url: string;
             description: string;
             /** @description null = every event type */
-            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "video.captions.ready" | "video.captions.failed" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[] | null;
+            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "video.captions.ready" | "video.captions.failed" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle" | "live_stream.warning")[] | null;
             enabled: boolean;
             disabled_reason: string | null;
             /** Format: date-time */
@@ -1978,7 +2114,7 @@ export interface components {
             url: string;
             description: string;
             /** @description null = every event type */
-            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "video.captions.ready" | "video.captions.failed" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[] | null;
+            events: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "video.captions.ready" | "video.captions.failed" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle" | "live_stream.warning")[] | null;
             enabled: boolean;
             disabled_reason: string | null;
             /** Format: date-time */
@@ -6552,7 +6688,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "video.captions.ready" | "video.captions.failed" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[];
+                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "video.captions.ready" | "video.captions.failed" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle" | "live_stream.warning")[];
                     description?: string;
                 };
             };
@@ -6862,7 +6998,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "video.captions.ready" | "video.captions.failed" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle")[] | null;
+                    events?: ("video.uploaded" | "video.ready" | "video.failed" | "video.deleted" | "video.audio_track.ready" | "video.audio_track.failed" | "video.audio_track.deleted" | "video.captions.ready" | "video.captions.failed" | "live_stream.connected" | "live_stream.active" | "live_stream.disconnected" | "live_stream.idle" | "live_stream.warning")[] | null;
                     description?: string;
                     enabled?: boolean;
                     rotate_secret?: boolean;
@@ -9465,7 +9601,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Access-Control-Allow-Methods: GET, HEAD, OPTIONS */
+            /** @description Access-Control-Allow-Methods: GET, HEAD, POST, PATCH, DELETE, OPTIONS; Location exposed */
             204: {
                 headers: {
                     /** @description Also in every log line of the request */
@@ -10727,7 +10863,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Access-Control-Allow-Methods: GET, HEAD, OPTIONS */
+            /** @description Access-Control-Allow-Methods: GET, HEAD, POST, PATCH, DELETE, OPTIONS; Location exposed */
             204: {
                 headers: {
                     /** @description Also in every log line of the request */
@@ -10915,6 +11051,638 @@ export interface operations {
             };
             /** @description Internal error, without internals (`internal_error`) */
             500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cdnLiveLowLatency: {
+        parameters: {
+            query?: {
+                _HLS_msn?: string;
+                _HLS_part?: string;
+                _HLS_skip?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A `ls_` id (public and unlisted live streams) or a playback token of the broadcast's recording. The stream's playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
+                subject: string;
+                rung: string;
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Playlist (application/vnd.apple.mpegurl) or fMP4 media (video/mp4) */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    whipPublish: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `Bearer <stream_key>` (the live stream key, not an API key) */
+                Authorization: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/sdp": string;
+            };
+        };
+        responses: {
+            /** @description The SDP answer */
+            201: {
+                headers: {
+                    /** @description The session resource (DELETE it to end) */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/sdp": string;
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
+            409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            502: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    whipEnd: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `Bearer <stream_key>` (the live stream key, not an API key) */
+                Authorization: string;
+            };
+            path: {
+                /** @description The edge's session id, from Location */
+                session: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            502: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    whipTrickle: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `Bearer <stream_key>` (the live stream key, not an API key) */
+                Authorization: string;
+            };
+            path: {
+                /** @description The edge's session id, from Location */
+                session: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/trickle-ice-sdpfrag": string;
+            };
+        };
+        responses: {
+            /** @description Taken */
+            204: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            405: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            502: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    whepPlay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `ls_` id (public and unlisted live streams) or a playback token of the broadcast's recording. The stream's playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/sdp": string;
+            };
+        };
+        responses: {
+            /** @description The SDP answer */
+            201: {
+                headers: {
+                    /** @description The session resource (DELETE it to end) */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/sdp": string;
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            502: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    whepEnd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A `ls_` id (public and unlisted live streams) or a playback token of the broadcast's recording. The stream's playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
+                subject: string;
+                /** @description The edge's session id, from Location */
+                session: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            502: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
                 headers: {
                     /** @description Also in every log line of the request */
                     "X-Request-Id": string;
@@ -12438,6 +13206,12 @@ export interface operations {
                         video_id: string | null;
                         /** @description Why the encoder is gone (`disconnected`, `idle`) */
                         reason?: string;
+                        /** @description `warning`: what is wrong with the feed (sent once per code per encoder connection) */
+                        warning?: {
+                            /** @enum {string} */
+                            code: "keyframe_interval_high" | "bitrate_over_plan";
+                            message: string;
+                        };
                     };
                 };
             };
@@ -12482,6 +13256,12 @@ export interface operations {
                         video_id: string | null;
                         /** @description Why the encoder is gone (`disconnected`, `idle`) */
                         reason?: string;
+                        /** @description `warning`: what is wrong with the feed (sent once per code per encoder connection) */
+                        warning?: {
+                            /** @enum {string} */
+                            code: "keyframe_interval_high" | "bitrate_over_plan";
+                            message: string;
+                        };
                     };
                 };
             };
@@ -12526,6 +13306,12 @@ export interface operations {
                         video_id: string | null;
                         /** @description Why the encoder is gone (`disconnected`, `idle`) */
                         reason?: string;
+                        /** @description `warning`: what is wrong with the feed (sent once per code per encoder connection) */
+                        warning?: {
+                            /** @enum {string} */
+                            code: "keyframe_interval_high" | "bitrate_over_plan";
+                            message: string;
+                        };
                     };
                 };
             };
@@ -12570,6 +13356,62 @@ export interface operations {
                         video_id: string | null;
                         /** @description Why the encoder is gone (`disconnected`, `idle`) */
                         reason?: string;
+                        /** @description `warning`: what is wrong with the feed (sent once per code per encoder connection) */
+                        warning?: {
+                            /** @enum {string} */
+                            code: "keyframe_interval_high" | "bitrate_over_plan";
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_live_stream_warning: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id; stable across retries */
+                "webhook-id": string;
+                /** @description Unix seconds */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>` (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @example evt_… */
+                    id: string;
+                    /** @enum {string} */
+                    type: "live_stream.warning";
+                    /** Format: date-time */
+                    created_at: string;
+                    workspace_id: string;
+                    data: {
+                        live_stream: components["schemas"]["LiveStream"];
+                        /** @description The broadcast's recording (on `idle`: null when nothing was recorded) */
+                        video_id: string | null;
+                        /** @description Why the encoder is gone (`disconnected`, `idle`) */
+                        reason?: string;
+                        /** @description `warning`: what is wrong with the feed (sent once per code per encoder connection) */
+                        warning?: {
+                            /** @enum {string} */
+                            code: "keyframe_interval_high" | "bitrate_over_plan";
+                            message: string;
+                        };
                     };
                 };
             };

@@ -1,0 +1,258 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, type Schemas } from '../api';
+import { usePoll } from '../hooks';
+import { CopyButton } from './ui';
+
+type LiveStream = Schemas['LiveStream'];
+type Health = NonNullable<LiveStream['health']>;
+
+/**
+ * SPEC §22 on the Live page: one stream's ingest URLs (RTMP, SRT, WHIP), a live preview (WHEP for a
+ * WebRTC broadcast, else the HLS ladder — LL-HLS in low mode — in hls.js), its stream health while
+ * active, and "Go live from this browser" (camera or screen share over WHIP, reconnecting).
+ */
+export function LiveStudio({ streams, known }: { streams: LiveStream[]; known: { id: string; key: string } | null }) {
+  const [id, setId] = useState<string>('');
+  const chosen = streams.find((s) => s.id === (id || known?.id)) ?? streams[0];
+  const [detail, setDetail] = useState<LiveStream | null>(null);
+  // The single read carries the edge's own measure of SRT/WHIP publishers.
+  usePoll(!!chosen, () => chosen && api<LiveStream>('GET', `/live-streams/${chosen.id}`).then(setDetail, () => undefined), 3000);
+  if (!chosen) return null;
+  const ls = detail?.id === chosen.id ? detail : chosen;
+  return (
+    <section aria-label="Live studio" data-studio={ls.id}>
+      <h2>Studio</h2>
+      <label>
+        Stream
+        <select value={ls.id} onChange={(e) => setId((e.target as HTMLSelectElement).value)}>
+          {streams.map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.title || s.id} ({s.status})
+            </option>
+          ))}
+        </select>
+      </label>
+      <IngestUrls ls={ls} />
+      {ls.status === 'active' && ls.health && <HealthPanel health={ls.health} />}
+      {ls.status === 'active' && <Preview key={`${ls.id}-${ls.health?.protocol ?? ''}`} ls={ls} />}
+      <GoLive ls={ls} streamKey={known?.id === ls.id ? known.key : ''} />
+    </section>
+  );
+}
+
+function IngestUrls({ ls }: { ls: LiveStream }) {
+  const rows: Array<[string, string]> = [
+    ['RTMP', ls.ingest.rtmp_url],
+    ['SRT', ls.ingest.srt_url],
+    ['WHIP', ls.ingest.whip_url],
+  ];
+  return (
+    <dl class="ingest">
+      {rows.map(([name, url]) => (
+        <div key={name} data-ingest={name}>
+          <dt>{name}</dt>
+          <dd>
+            <code>{url}</code> <CopyButton text={url} />
+            {name === 'WHIP' && <small> (Bearer token: the stream key)</small>}
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function HealthPanel({ health }: { health: Health }) {
+  const v = health.video;
+  return (
+    <div aria-label="Stream health" data-health={health.protocol}>
+      <strong>Stream health</strong>: {health.protocol.toUpperCase()}
+      {v && ` · ${v.codec} ${v.width}×${v.height}${v.fps ? ` @ ${v.fps} fps` : ''}`}
+      {health.audio && ` · ${health.audio.codec}`}
+      {health.bitrate_kbps !== null && ` · ${health.bitrate_kbps} kb/s`}
+      {health.keyframe_interval_s !== null && ` · keyframe every ${health.keyframe_interval_s} s`}
+      {health.warnings.map((w) => (
+        <p key={w.code} class="warning" data-warning={w.code}>
+          ⚠ {w.message}
+        </p>
+      ))}
+    </div>
+  );
+}
+
+type HlsLike = { loadSource(s: string): void; attachMedia(v: HTMLVideoElement): void; destroy(): void };
+
+/** WHEP for a WebRTC broadcast (falls back to HLS if it is refused), else hls.js with lowLatencyMode. */
+function Preview({ ls }: { ls: LiveStream }) {
+  const video = useRef<HTMLVideoElement>(null);
+  const [via, setVia] = useState('');
+  useEffect(() => {
+    const v = video.current!;
+    let pc: RTCPeerConnection | null = null;
+    let hls: HlsLike | null = null;
+    let closed = false;
+    const playHls = async () => {
+      const w = window as unknown as { Hls?: new (o: object) => HlsLike };
+      if (!w.Hls) {
+        await new Promise<void>((resolve, reject) => {
+          const s = document.createElement('script');
+          s.src = ls.embed_url.replace(/\/embed\/.*$/, '/assets/hls.min.js');
+          s.onload = () => resolve();
+          s.onerror = () => reject(new Error('hls.js did not load'));
+          document.head.append(s);
+        });
+      }
+      if (closed) return;
+      hls = new w.Hls!({ lowLatencyMode: true, liveSyncDurationCount: 2 });
+      hls.loadSource(ls.hls_url);
+      hls.attachMedia(v);
+      setVia(ls.latency_mode === 'low' ? 'LL-HLS' : 'HLS');
+    };
+    const playWhep = async () => {
+      pc = new RTCPeerConnection();
+      pc.addTransceiver('video', { direction: 'recvonly' });
+      pc.addTransceiver('audio', { direction: 'recvonly' });
+      const ms = new MediaStream();
+      pc.ontrack = (e) => {
+        ms.addTrack(e.track);
+        v.srcObject = ms;
+      };
+      await pc.setLocalDescription(await pc.createOffer());
+      await iceGathered(pc);
+      const res = await fetch(ls.webrtc_url, { method: 'POST', headers: { 'Content-Type': 'application/sdp' }, body: pc.localDescription!.sdp });
+      if (res.status !== 201) throw new Error(`WHEP ${res.status}`);
+      await pc.setRemoteDescription({ type: 'answer', sdp: await res.text() });
+      setVia('WebRTC (WHEP)');
+    };
+    (ls.health?.protocol === 'whip' ? playWhep() : Promise.reject(new Error('not WebRTC'))).catch(() => {
+      pc?.close();
+      pc = null;
+      return playHls().catch(() => setVia('unavailable'));
+    });
+    return () => {
+      closed = true;
+      pc?.close();
+      hls?.destroy();
+    };
+  }, [ls.id]);
+  return (
+    <figure>
+      <video ref={video} muted autoplay playsInline controls style={{ width: '480px', background: '#000' }} data-preview={ls.id} />
+      <figcaption>Preview {via && `· ${via}`}</figcaption>
+    </figure>
+  );
+}
+
+function iceGathered(pc: RTCPeerConnection): Promise<void> {
+  return new Promise((resolve) => {
+    if (pc.iceGatheringState === 'complete') return resolve();
+    const t = setTimeout(resolve, 2000);
+    pc.addEventListener('icegatheringstatechange', () => {
+      if (pc.iceGatheringState === 'complete') {
+        clearTimeout(t);
+        resolve();
+      }
+    });
+  });
+}
+
+/** Publishes the camera or a screen share over WHIP; a failed connection is retried every 3 s until stopped. */
+function GoLive({ ls, streamKey }: { ls: LiveStream; streamKey: string }) {
+  const [key, setKey] = useState(streamKey);
+  const [state, setState] = useState<'off' | 'connecting' | 'live' | 'retrying'>('off');
+  const [error, setError] = useState('');
+  const session = useRef<{ stop: () => void } | null>(null);
+  useEffect(() => setKey(streamKey), [streamKey, ls.id]);
+  useEffect(() => () => session.current?.stop(), []);
+
+  const start = async (source: 'camera' | 'screen') => {
+    setError('');
+    let media: MediaStream;
+    try {
+      media = source === 'camera' ? await navigator.mediaDevices.getUserMedia({ video: { width: 1280, height: 720 }, audio: true }) : await navigator.mediaDevices.getDisplayMedia({ video: true, audio: true });
+    } catch (err) {
+      setError(`No ${source}: ${(err as Error).message}`);
+      return;
+    }
+    let stopped = false;
+    let pc: RTCPeerConnection | null = null;
+    let location = '';
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const connect = async () => {
+      if (stopped) return;
+      setState((s) => (s === 'off' ? 'connecting' : 'retrying'));
+      pc = new RTCPeerConnection();
+      for (const track of media.getTracks()) {
+        const tr = pc.addTransceiver(track, { direction: 'sendonly' });
+        if (track.kind === 'video' && tr.setCodecPreferences) {
+          const codecs = RTCRtpReceiver.getCapabilities('video')?.codecs ?? [];
+          const h264 = codecs.filter((c) => /h264/i.test(c.mimeType) && /packetization-mode=1/.test(c.sdpFmtpLine ?? ''));
+          if (h264.length) tr.setCodecPreferences(h264);
+        }
+      }
+      const again = () => {
+        if (stopped || retry) return;
+        pc?.close();
+        retry = setTimeout(() => {
+          retry = undefined;
+          void connect();
+        }, 3000);
+        setState('retrying');
+      };
+      pc.onconnectionstatechange = () => {
+        if (pc?.connectionState === 'connected') setState('live');
+        if (pc?.connectionState === 'failed' || pc?.connectionState === 'disconnected') again();
+      };
+      try {
+        await pc.setLocalDescription(await pc.createOffer());
+        await iceGathered(pc);
+        const res = await fetch(ls.ingest.whip_url, { method: 'POST', headers: { 'Content-Type': 'application/sdp', Authorization: `Bearer ${key.trim()}` }, body: pc.localDescription!.sdp });
+        if (res.status !== 201) {
+          const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
+          throw new Error(body?.error?.message ?? `WHIP answered ${res.status}`);
+        }
+        location = new URL(res.headers.get('Location')!, ls.ingest.whip_url).href;
+        await pc.setRemoteDescription({ type: 'answer', sdp: await res.text() });
+      } catch (err) {
+        setError((err as Error).message);
+        // A wrong key or a stream that is busy will not get better by retrying.
+        if (/key|disabled|already has a publisher/i.test((err as Error).message)) return stop();
+        again();
+      }
+    };
+    const stop = () => {
+      stopped = true;
+      clearTimeout(retry);
+      pc?.close();
+      for (const t of media.getTracks()) t.stop();
+      if (location) void fetch(location, { method: 'DELETE', headers: { Authorization: `Bearer ${key.trim()}` } }).catch(() => undefined);
+      setState('off');
+      session.current = null;
+    };
+    session.current = { stop };
+    await connect();
+  };
+
+  return (
+    <form class="row" aria-label="Go live from this browser" onSubmit={(e) => e.preventDefault()}>
+      <label>
+        Stream key
+        <input type="password" value={key} onInput={(e) => setKey((e.target as HTMLInputElement).value)} placeholder="lsk… (shown on create and on New key)" autoComplete="off" />
+      </label>
+      {state === 'off' ? (
+        <>
+          <button type="button" disabled={!key} onClick={() => start('camera')}>
+            Go live with the camera
+          </button>
+          <button type="button" class="secondary" disabled={!key} onClick={() => start('screen')}>
+            Go live with a screen share
+          </button>
+        </>
+      ) : (
+        <button type="button" class="danger" onClick={() => session.current?.stop()}>
+          Stop ({state})
+        </button>
+      )}
+      {error && <small class="error">{error}</small>}
+    </form>
+  );
+}

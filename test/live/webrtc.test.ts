@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { clockSite, median } from './clock';
+import { type Edge, type LiveStack, pushRtmp, startEdge, startLiveStack, waitFor } from './helpers';
+
+// Debian's Chromium as publisher and viewer (SPEC §22), through the API's public WHIP/WHEP
+// endpoints and the real edge (vidhost-edge, LIVE_EDGE_PATH).
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--autoplay-policy=no-user-gesture-required', '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream',
+];
+
+type Win = Window & { g2g: number[]; clockReads: number[]; errors?: string[]; pub?: { location: string; stop(): Promise<void> } };
+
+/** The viewer reads the clock off the decoded picture, and it advances by more than `ms`. */
+async function clockAdvances(tab: Page, ms: number, timeout = 45_000): Promise<number[]> {
+  await tab.waitForFunction((d) => { const r = (window as unknown as Win).clockReads; return r?.length > 3 && r[r.length - 1] - r[0] > d; }, ms, { timeout, polling: 250 });
+  return tab.evaluate(() => (window as unknown as Win).g2g.slice());
+}
+
+describe('live: WebRTC in (WHIP) and out (WHEP), LL-HLS, from Chromium', function () {
+  this.timeout(240_000);
+  let s: LiveStack;
+  let edge: Edge;
+  let browser: Browser;
+  let site: Awaited<ReturnType<typeof clockSite>>;
+  before(async () => {
+    s = await startLiveStack({ env: { LIVE_LOW_LATENCY_SEGMENT_SECONDS: '1' } });
+    // Chromium gathers no loopback candidates of its own: the edge announces every interface.
+    [edge, browser, site] = await Promise.all([startEdge(s, { LIVE_INGEST_HOST: '0.0.0.0' }), chromium.launch({ executablePath: CHROMIUM, args: ARGS }), clockSite(s.url)]);
+  });
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed') console.log(`edge log:\n${edge?.log().slice(-4000)}`);
+  });
+  after(async () => {
+    await browser?.close();
+    site?.close();
+    await edge?.stop();
+    await s?.close();
+  });
+
+  it('refuses what is not a WHIP publish before the edge sees it: no key, wrong type, a huge offer; answers CORS', async () => {
+    const ls = (await s.post('/v1/live-streams', { title: 'whip bounds' }).expect(201)).body;
+    assert.equal(ls.ingest.whip_url, `${s.config.cdnUrl}/live/whip`);
+    assert.equal(ls.webrtc_url, `${s.config.cdnUrl}/live/${ls.id}/whep`);
+    assert.ok(ls.ingest.srt_url.includes(ls.stream_key));
+    const offer = 'v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n';
+    const post = (headers: Record<string, string>, body: string) => fetch(ls.ingest.whip_url, { method: 'POST', headers, body });
+    let res = await post({ 'content-type': 'application/sdp' }, offer);
+    assert.equal(res.status, 401);
+    assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'invalid_stream_key');
+    assert.equal(res.headers.get('access-control-allow-origin'), '*');
+    res = await post({ 'content-type': 'application/sdp', authorization: `Bearer lsk${'0'.repeat(32)}` }, offer);
+    assert.equal(res.status, 400, 'an offer with no media is refused by the edge');
+    res = await post({ 'content-type': 'application/json', authorization: `Bearer ${ls.stream_key}` }, offer);
+    assert.equal(res.status, 415);
+    const candidates = Array.from({ length: 10_000 }, (_, i) => `a=candidate:${i} 1 udp 2122260223 10.0.${i % 250}.1 ${10000 + i} typ host\r\n`).join('');
+    res = await post({ 'content-type': 'application/sdp', authorization: `Bearer ${ls.stream_key}` }, offer + candidates);
+    assert.equal(res.status, 413);
+    assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'payload_too_large');
+    const pre = await fetch(ls.ingest.whip_url, { method: 'OPTIONS', headers: { origin: 'https://studio.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+    assert.equal(pre.status, 204);
+    assert.match(pre.headers.get('access-control-allow-methods') ?? '', /POST/);
+    assert.match(pre.headers.get('access-control-allow-headers') ?? '', /Authorization/);
+    assert.match(pre.headers.get('access-control-expose-headers') ?? '', /Location/);
+    // No broadcast: WHEP has nothing to play.
+    res = await fetch(ls.webrtc_url, { method: 'POST', headers: { 'content-type': 'application/sdp' }, body: offer });
+    assert.equal(res.status, 404);
+  });
+
+  it('a browser publishes over WHIP; another plays WHEP and hls.js plays LL-HLS, both reading the clock; DELETE ends it and the recording turns ready', async () => {
+    const ls = (await s.post('/v1/live-streams', { title: 'from the browser', visibility: 'public', latency_mode: 'low', reconnect_window: 0 }).expect(201)).body;
+    const publisher = await browser.newPage();
+    const viewer = await browser.newPage();
+    const hlsViewer = await browser.newPage();
+    try {
+      await publisher.goto(`${site.base}/blank`);
+      const location = await publisher.evaluate(async ([url, key]) => {
+        const w = window as unknown as Win & { vhWhip: (u: string, k: string, st: MediaStream) => Promise<{ location: string; stop(): Promise<void> }>; vhClock: { camera(fps: number): MediaStream } };
+        w.pub = await w.vhWhip(url, key, w.vhClock.camera(30));
+        return w.pub.location;
+      }, [ls.ingest.whip_url, ls.stream_key]);
+      assert.ok(location.startsWith(`${s.config.cdnUrl}/live/whip/`), location);
+      assert.ok(!location.includes(ls.stream_key), 'the session resource does not carry the key');
+
+      const active = await waitFor('active', async () => {
+        const r = (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body;
+        return r.status === 'active' && r;
+      }, 90_000);
+
+      // Stream health from the edge's own measure of the WHIP publisher.
+      const health = await waitFor('WHIP health', async () => {
+        const h = (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.health;
+        return h?.video?.width && h;
+      }, 20_000);
+      assert.equal(health.protocol, 'whip');
+      assert.deepEqual([health.video.codec.toLowerCase(), health.video.width, health.video.height], ['h264', 640, 360]);
+      assert.ok(health.bitrate_kbps > 0);
+
+      // A second publisher on the live key is refused with 409.
+      const second = await publisher.evaluate(async ([url, key]) => {
+        const w = window as unknown as { vhWhip: (u: string, k: string, st: MediaStream) => Promise<unknown>; vhClock: { camera(fps: number): MediaStream } };
+        try {
+          await w.vhWhip(url, key, w.vhClock.camera(5));
+          return 'admitted';
+        } catch (e) {
+          return String(e);
+        }
+      }, [ls.ingest.whip_url, ls.stream_key]);
+      assert.match(second, /WHIP 409 .*live_stream_busy/);
+
+      // WHEP: the clock read off the decoded picture advances.
+      await viewer.goto(`${site.base}/blank`);
+      const whepLocation = await viewer.evaluate(async (url) => {
+        const w = window as unknown as { vhWhep: (u: string, v: HTMLVideoElement) => Promise<{ location: string }>; vhMeasure: (v: HTMLVideoElement) => void };
+        const v = document.getElementById('v') as HTMLVideoElement;
+        const r = await w.vhWhep(url, v);
+        w.vhMeasure(v);
+        return r.location;
+      }, ls.webrtc_url);
+      assert.ok(whepLocation.startsWith(`${ls.webrtc_url}/`), whepLocation);
+      const whep = await clockAdvances(viewer, 2000);
+
+      // LL-HLS: the master is the edge's, its media playlists have parts and block.
+      const master = await waitFor('LL-HLS master', async () => {
+        const text = await (await fetch(ls.hls_url)).text();
+        return text.includes('ll/') && text;
+      }, 30_000);
+      const media = /^(ll\/[^\s]+\.m3u8)$/m.exec(master)?.[1];
+      assert.ok(media, master);
+      const mediaUrl = `${s.config.cdnUrl}/live/${ls.id}/${media}`;
+      const playlist = await (await fetch(mediaUrl)).text();
+      assert.match(playlist, /#EXT-X-PART-INF/);
+      assert.match(playlist, /CAN-BLOCK-RELOAD=YES/);
+      assert.match(playlist, /#EXT-X-PRELOAD-HINT/);
+      const msn = Number(/#EXT-X-MEDIA-SEQUENCE:(\d+)/.exec(playlist)![1]) + (playlist.match(/#EXTINF/g)?.length ?? 0);
+      const blocked = await fetch(`${mediaUrl}?_HLS_msn=${msn}&_HLS_part=0`);
+      assert.equal(blocked.status, 200);
+      assert.match(await blocked.text(), new RegExp(`#EXT-X-PART:.*`));
+      assert.equal((await fetch(`${mediaUrl}?_HLS_msn=abc`)).status, 400);
+
+      await hlsViewer.goto(site.hls(ls.hls_url));
+      const llhls = await clockAdvances(hlsViewer, 2000, 60_000);
+      assert.deepEqual(await hlsViewer.evaluate(() => (window as unknown as Win).errors), []);
+      if (process.env.LIVE_FIGURES) console.log(`glass to glass (test machine): WHEP median ${median(whep)} ms, LL-HLS median ${median(llhls)} ms`);
+
+      // DELETE the WHIP session: the broadcast ends (reconnect_window 0) and its recording is ready.
+      await publisher.evaluate(() => (window as unknown as Win).pub!.stop());
+      const ready = await waitFor('recording ready', async () => {
+        const v = (await s.get(`/v1/videos/${active.active_video_id}`).expect(200)).body;
+        return v.status === 'ready' && v;
+      }, 60_000);
+      assert.equal(ready.live_stream_id, ls.id);
+      assert.ok(ready.duration_seconds > 1);
+      await waitFor('idle', async () => (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status === 'idle', 20_000);
+    } finally {
+      await Promise.all([publisher.close(), viewer.close(), hlsViewer.close()]);
+    }
+  });
+
+  it('an aes-128 low-latency broadcast is not offered LL-HLS: the plain ladder with encrypted segments (docs/live.md)', async () => {
+    const ls = (await s.post('/v1/live-streams', { title: 'encrypted low', visibility: 'public', latency_mode: 'low', encryption: 'aes-128', reconnect_window: 0 }).expect(201)).body;
+    const push = pushRtmp(`${s.rtmpBase}/${ls.stream_key}`, { seconds: 60 });
+    try {
+      await waitFor('active', async () => (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status === 'active', 60_000);
+      await new Promise((r) => setTimeout(r, 3000));
+      const master = await (await fetch(ls.hls_url)).text();
+      assert.match(master, /^source\/index\.m3u8$/m);
+      assert.doesNotMatch(master, /ll\//);
+      assert.equal((await fetch(`${s.config.cdnUrl}/live/${ls.id}/ll/source/index.m3u8`)).status, 404);
+      // The session never fed the edge's packager.
+      assert.equal((await fetch(`${edge.httpUrl}/hls/${ls.id}/index.m3u8`)).status, 404);
+    } finally {
+      push.stop();
+      await s.post(`/v1/live-streams/${ls.id}/complete`).expect(200);
+      await waitFor('idle', async () => (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status === 'idle', 30_000);
+    }
+  });
+});
