@@ -5,9 +5,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
-import { createMediaTools, measuredBandwidth, planAudioTracks, safeInputArgs, isRemoteInput, STEREO_BITRATE, type AudioStream, type PlaylistRung } from '../../lib/media';
+import { codecsFor, createMediaTools, crfOffset, measuredBandwidth, type Rung, planAudioTracks, safeInputArgs, isRemoteInput, STEREO_BITRATE, type AudioStream, type PlaylistRung } from '../../lib/media';
 import { MAX_KEYFRAME_SPACING_SEGMENTS } from '../../lib/media/passthrough';
-import { jitBandwidth, jitDurations, jitPlaylist, jitSegmentName, jitWholeArgs, planJitSegments, type JitPlan } from '../../lib/media/jit';
+import { gridJitSegments, JIT_ENCODE_MIN_OFFSET, JIT_PRESETS, jitBandwidth, jitDurations, jitPlaylist, jitSegmentName, jitWholeArgs, planJitSegments, TS_OVERHEAD, type JitPlan } from '../../lib/media/jit';
 import { jitAudioRendition, jitPlanKey, readJitPlan } from '../../lib/playback/jit';
 import { keys } from '../../lib/storage';
 import { withTempDir } from '../outputs/common';
@@ -23,34 +23,80 @@ export function jitActivities({ config, db, storage, log }: ActivityDeps) {
   const media = createMediaTools(config.media);
   const segmentSeconds = config.media.segmentSeconds;
 
+  type PrepareParams = { workspaceId: string; videoId: string; storageKey: string; demuxer: string | null; name: string; width: number; height: number; audioStreams: AudioStream[] };
+
+  /** The video plan and playlist, then one AAC plan per audio track on the same boundaries, and the tracks' rows. */
+  async function publishPlans(p: PrepareParams, video: JitPlan, bw: { peak: number; average: number }, codecs: string): Promise<PlaylistRung & { segments: number }> {
+    const prefix = keys.rendition(p.workspaceId, p.videoId, p.name);
+    const playlist = jitPlaylist(video);
+    // The plan first, the playlist last: a listed segment can always be cut.
+    await storage.put(jitPlanKey(prefix), JSON.stringify(video), { contentType: 'application/json' });
+    await storage.put(prefix + 'index.m3u8', playlist, { contentType: PLAYLIST_TYPE });
+    const { encode: _encode, ...base } = video;
+    const rows: Array<Record<string, unknown>> = [];
+    for (const t of planAudioTracks(p.audioStreams, nameOfLanguage)) {
+      const rendition = jitAudioRendition(t.rendition);
+      const plan: JitPlan = { ...base, kind: 'audio', stream: t.stream, channels: t.channels, bitrate: t.bitrate };
+      const at = audioKey(p.workspaceId, p.videoId, rendition);
+      await storage.put(jitPlanKey(at), JSON.stringify(plan), { contentType: 'application/json' });
+      await storage.put(at + 'index.m3u8', playlist, { contentType: PLAYLIST_TYPE });
+      rows.push({
+        video_id: p.videoId, rendition, ordinal: rows.length, language: t.language, name: t.name, is_default: t.isDefault,
+        channels: t.channels, bitrate: t.bitrate, status: 'ready', origin: 'source', loudness_lufs: null, error_message: null,
+      });
+    }
+    await db.transaction(async (tx) => {
+      await tx('audio_tracks').where({ video_id: p.videoId, origin: 'source' }).delete();
+      if (rows.length) await tx('audio_tracks').insert(rows).onConflict(['video_id', 'rendition']).merge();
+      await tx('videos').where({ id: p.videoId }).update({ audio_layout: 'group', updated_at: tx.fn.now() });
+    });
+    if (p.name !== 'source') await db('renditions').where({ video_id: p.videoId, name: p.name }).update({ bitrate: bw.average, peak_bitrate: bw.peak });
+    return {
+      name: p.name, width: p.width, height: p.height, videoBitrate: bw.average, maxrate: bw.peak, bufsize: 0,
+      // The variant plays with the AUDIO group's stereo rendition: its BANDWIDTH counts it (RFC 8216 §4.3.4.2).
+      audioBitrate: rows.length ? STEREO_BITRATE : 0,
+      codecs, segments: video.boundaries.length,
+    };
+  }
+
   return {
     /**
      * The video rendition `name` (`source`, or the top rung's name when the source is that rung)
      * and one AAC rendition per audio track, as plans and VOD playlists listing every segment;
-     * the audio tracks' rows are written `ready` so the master names them. Null when the index
-     * cannot make a sane plan (the caller remuxes the whole source instead), or when turned off.
+     * the audio tracks' rows are written `ready` so the master names them. With `encode` (a
+     * source the passthrough cannot take) the video segments are that rung, encoded on request,
+     * on a fixed grid. Null when the index cannot make a sane plan (the caller takes the old
+     * path), or when turned off (TRANSCODE_JIT=false).
      */
-    async prepareJit(p: {
-      workspaceId: string;
-      videoId: string;
-      storageKey: string;
-      name: string;
-      width: number;
-      height: number;
-      codecs: string;
-      demuxer: string | null;
+    async prepareJit(p: PrepareParams & {
+      /** RFC 6381 CODECS of the passthrough; for an encoded rung, built from the rung. */
+      codecs?: string;
       durationSeconds: number | null;
-      audioStreams: AudioStream[];
+      encode?: Rung & { fps: number | null };
     }): Promise<(PlaylistRung & { segments: number }) | null> {
       if (!config.media.jit) return null;
-      const signal = Context.current().cancellationSignal;
       const duration = p.durationSeconds;
       if (duration === null || !(duration > 0)) return null;
+      if (p.encode) {
+        const e = p.encode;
+        const boundaries = gridJitSegments(duration, segmentSeconds);
+        if (!boundaries) return null;
+        const rc = config.media.rateControl;
+        const encode = {
+          width: e.width, height: e.height, videoBitrate: e.videoBitrate, maxrate: e.maxrate, bufsize: e.bufsize, fps: e.fps,
+          preset: (JIT_PRESETS as readonly string[]).includes(config.media.x264Preset) ? config.media.x264Preset : 'veryfast',
+          crf: rc.mode === 'crf' ? Math.max(0, rc.crf - crfOffset(e)) : null,
+        };
+        const video: JitPlan = { version: 1, storageKey: p.storageKey, demuxer: p.demuxer, kind: 'video', encode, offset: JIT_ENCODE_MIN_OFFSET, boundaries, durationSeconds: duration };
+        // Capped: the rung's cap is its peak, plus the TS overhead.
+        const peak = Math.ceil((rc.mode === 'abr' ? e.maxrate : e.videoBitrate) * TS_OVERHEAD);
+        return publishPlans(p, video, { peak, average: Math.ceil(e.videoBitrate * TS_OVERHEAD) }, codecsFor(e, { fps: e.fps, hasAudio: false }));
+      }
       let index;
       try {
         const source = await storage.mediaSource(p.storageKey);
         const input = { path: source, demuxer: p.demuxer, inputArgs: config.media.formatCheck ? safeInputArgs({ format: p.demuxer, remote: isRemoteInput(source) }) : [] };
-        index = await keyframeIndex(storage, media, p.storageKey, input, signal);
+        index = await keyframeIndex(storage, media, p.storageKey, input, Context.current().cancellationSignal);
       } catch (err) {
         throw toFailure(err);
       }
@@ -58,45 +104,14 @@ export function jitActivities({ config, db, storage, log }: ActivityDeps) {
         log.info({ videoId: p.videoId, reason: index.reason }, 'no just-in-time packaging: the keyframe index was refused');
         return null;
       }
-      const times = index.index.keyframes.map((k) => k.time);
-      const boundaries = planJitSegments(times, duration, segmentSeconds, MAX_KEYFRAME_SPACING_SEGMENTS * segmentSeconds);
+      const boundaries = planJitSegments(index.index.keyframes.map((k) => k.time), duration, segmentSeconds, MAX_KEYFRAME_SPACING_SEGMENTS * segmentSeconds);
       if (!boundaries) {
         log.info({ videoId: p.videoId }, 'no just-in-time packaging: the keyframes make no sane segment plan');
         return null;
       }
-      const base = { version: 1 as const, storageKey: p.storageKey, demuxer: p.demuxer, offset: Math.ceil(Math.max(0, -index.index.firstDts) * 1e6) / 1e6, boundaries, durationSeconds: duration };
-      const video: JitPlan = { ...base, kind: 'video' };
-      const bw = jitBandwidth(index.index.keyframes, index.index.totalBytes, video);
-      const prefix = keys.rendition(p.workspaceId, p.videoId, p.name);
-      const playlist = jitPlaylist(video);
-      // The plan first, the playlist last: a listed segment can always be cut.
-      await storage.put(jitPlanKey(prefix), JSON.stringify(video), { contentType: 'application/json' });
-      await storage.put(prefix + 'index.m3u8', playlist, { contentType: PLAYLIST_TYPE });
-      const tracks = planAudioTracks(p.audioStreams, nameOfLanguage);
-      const rows: Array<Record<string, unknown>> = [];
-      for (const t of tracks) {
-        const rendition = jitAudioRendition(t.rendition);
-        const plan: JitPlan = { ...base, kind: 'audio', stream: t.stream, channels: t.channels, bitrate: t.bitrate };
-        const at = audioKey(p.workspaceId, p.videoId, rendition);
-        await storage.put(jitPlanKey(at), JSON.stringify(plan), { contentType: 'application/json' });
-        await storage.put(at + 'index.m3u8', playlist, { contentType: PLAYLIST_TYPE });
-        rows.push({
-          video_id: p.videoId, rendition, ordinal: rows.length, language: t.language, name: t.name, is_default: t.isDefault,
-          channels: t.channels, bitrate: t.bitrate, status: 'ready', origin: 'source', loudness_lufs: null, error_message: null,
-        });
-      }
-      await db.transaction(async (tx) => {
-        await tx('audio_tracks').where({ video_id: p.videoId, origin: 'source' }).delete();
-        if (rows.length) await tx('audio_tracks').insert(rows).onConflict(['video_id', 'rendition']).merge();
-        await tx('videos').where({ id: p.videoId }).update({ audio_layout: 'group', updated_at: tx.fn.now() });
-      });
-      if (p.name !== 'source') await db('renditions').where({ video_id: p.videoId, name: p.name }).update({ bitrate: bw.average, peak_bitrate: bw.peak });
-      return {
-        name: p.name, width: p.width, height: p.height, videoBitrate: bw.average, maxrate: bw.peak, bufsize: 0,
-        // The variant plays with the AUDIO group's stereo rendition: its BANDWIDTH counts it (RFC 8216 §4.3.4.2).
-        audioBitrate: rows.length ? STEREO_BITRATE : 0,
-        codecs: p.codecs, segments: boundaries.length,
-      };
+      const offset = Math.ceil(Math.max(0, -index.index.firstDts) * 1e6) / 1e6;
+      const video: JitPlan = { version: 1, storageKey: p.storageKey, demuxer: p.demuxer, kind: 'video', offset, boundaries, durationSeconds: duration };
+      return publishPlans(p, video, jitBandwidth(index.index.keyframes, index.index.totalBytes, video), p.codecs ?? '');
     },
 
     /**

@@ -2,7 +2,8 @@
 // the segment plan (boundaries at keyframes), the VOD media playlist that lists every segment at
 // once, and the exact ffmpeg arguments that cut one segment (or all of them) later. A segment cut
 // alone and the same segment from the whole pass are the same bytes (test/unit/jit.test.ts).
-import { AUDIO_SAMPLE_RATE, GLOBAL_ARGS, joinPath } from './args';
+import { AUDIO_SAMPLE_RATE, GLOBAL_ARGS, h264Level, joinPath, levelString, videoRateArgs, type RateControl } from './args';
+import type { Rung } from './ladder';
 import type { IndexedKeyframe } from './mp4index';
 
 /** What the CDN needs to cut a segment of one rendition; stored beside its playlist (`jit.json`). */
@@ -16,12 +17,24 @@ export type JitPlan = {
   stream?: number;
   channels?: number;
   bitrate?: number;
+  /**
+   * A source the passthrough cannot take (HEVC, ProRes…): each video segment is this rung,
+   * encoded from the decoded range (SPEC §23 item 2) rather than copied.
+   */
+  encode?: JitEncode;
   /** Seconds added to every timestamp so none is negative (the B-frame lead): the same for every segment. */
   offset: number;
   /** Segment i spans [boundaries[i], boundaries[i + 1]); the last one ends at `durationSeconds`. */
   boundaries: number[];
   durationSeconds: number;
 };
+
+export type JitEncode = Pick<Rung, 'width' | 'height' | 'videoBitrate' | 'maxrate' | 'bufsize'> & { fps: number | null; preset: string; crf: number | null };
+
+/** x264 presets a plan may name. */
+export const JIT_PRESETS = ['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium'] as const;
+/** Timestamps of encoded segments start this far after 0 at least: room for x264's B-frame lead. */
+export const JIT_ENCODE_MIN_OFFSET = 0.2;
 
 /** At most this many segments: 2 hours of 4 s segments is 1,800; 20 hours of 6 s is 12,000. */
 export const MAX_JIT_SEGMENTS = 20_000;
@@ -64,7 +77,19 @@ export function planJitSegments(keyframes: readonly number[], durationSeconds: n
   return out;
 }
 
-const f3 = (n: number): string => n.toFixed(3);
+/**
+ * Boundaries every `segmentSeconds` (a tail under a third of a segment joins the last): for an
+ * encoded plan, where any frame can start a segment (the range is decoded), so no index is needed.
+ */
+export function gridJitSegments(durationSeconds: number, segmentSeconds: number): number[] | null {
+  if (!(durationSeconds > 0) || !(segmentSeconds > 0)) return null;
+  const out: number[] = [0];
+  for (let t = segmentSeconds; t < durationSeconds - segmentSeconds / 3; t += segmentSeconds) {
+    out.push(Math.round(t * 1e6) / 1e6);
+    if (out.length > MAX_JIT_SEGMENTS) return null;
+  }
+  return out;
+}
 /** Durations of a plan's segments. */
 export function jitDurations(plan: Pick<JitPlan, 'boundaries' | 'durationSeconds'>): number[] {
   const b = plan.boundaries;
@@ -121,6 +146,25 @@ export function jitCutArgs(o: { plan: JitPlan; index: number; input: string; inp
       '-f', 'mpegts', joinPath(o.outputDir, 'seg.ts'),
     ];
   }
+  if (plan.encode) {
+    const e = plan.encode;
+    const rc: RateControl = e.crf === null ? { mode: 'abr' } : { mode: 'crf', crf: e.crf };
+    return [
+      ...GLOBAL_ARGS,
+      // Decoded, so the seek and the length are exact (frames before the start are decoded and dropped).
+      '-ss', ts(Math.max(0, start)), '-t', ts(end - start),
+      ...(o.inputArgs ?? []),
+      '-i', o.input,
+      '-map', '0:v:0', '-an', '-sn', '-dn',
+      '-vf', `scale=${e.width}:${e.height}`,
+      '-c:v', 'libx264', '-preset', e.preset, '-profile:v', 'high', '-level:v', levelString(h264Level(e, e.fps)), '-pix_fmt', 'yuv420p',
+      ...videoRateArgs(e, rc),
+      // One IDR at the segment's start: every segment is independent.
+      '-force_key_frames', 'expr:eq(n,0)', '-sc_threshold', '0',
+      ...timing(plan),
+      '-f', 'mpegts', joinPath(o.outputDir, 'seg.ts'),
+    ];
+  }
   const last = index + 1 >= plan.boundaries.length;
   return [
     ...GLOBAL_ARGS,
@@ -137,7 +181,7 @@ export function jitCutArgs(o: { plan: JitPlan; index: number; input: string; inp
 }
 
 /** The output file of jitCutArgs: the first part of the split, or the audio segment. */
-export const jitCutOutput = (plan: JitPlan): string => (plan.kind === 'audio' ? 'seg.ts' : 'part0.ts');
+export const jitCutOutput = (plan: JitPlan): string => (plan.kind === 'audio' || plan.encode ? 'seg.ts' : 'part0.ts');
 
 /** Every video segment of the plan in one pass (the same bytes as each cut alone): `seg_%05d.ts`. */
 export function jitWholeArgs(o: { plan: JitPlan; input: string; inputArgs?: readonly string[]; outputDir: string }): string[] {

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Db } from '../db';
 import { isRemoteInput, safeInputArgs } from '../media/input';
-import { jitCutArgs, jitCutOutput, jitSegmentIndex, MAX_JIT_SEGMENTS, type JitPlan } from '../media/jit';
+import { JIT_PRESETS, jitCutArgs, jitCutOutput, jitSegmentIndex, jitSegmentName, MAX_JIT_SEGMENTS, type JitPlan } from '../media/jit';
 import type { MediaTools } from '../media/tools';
 import { RenderQueue, RenderRefused } from '../outputs/renderQueue';
 import { keys, type Storage } from '../storage';
@@ -34,6 +34,12 @@ export function parseJitPlan(text: string): JitPlan | null {
   if (p.version !== 1 || typeof p.storageKey !== 'string' || (p.kind !== 'video' && p.kind !== 'audio')) return null;
   if (!num(p.offset) || !num(p.durationSeconds) || !Array.isArray(p.boundaries) || p.boundaries.length === 0 || p.boundaries.length > MAX_JIT_SEGMENTS) return null;
   if (!p.boundaries.every((b, i) => num(b) && (i === 0 || b > p.boundaries![i - 1])) || p.boundaries[p.boundaries.length - 1] >= p.durationSeconds) return null;
+  if (p.encode !== undefined) {
+    const e = p.encode;
+    const sizes = [e.width, e.height, e.videoBitrate, e.maxrate, e.bufsize];
+    if (p.kind !== 'video' || !sizes.every((n) => num(n) && n > 0 && n <= 1e9) || !(JIT_PRESETS as readonly string[]).includes(e.preset)) return null;
+    if (!(e.fps === null || (num(e.fps) && e.fps > 0 && e.fps <= 240)) || !(e.crf === null || (num(e.crf) && e.crf >= 0 && e.crf <= 51))) return null;
+  }
   return p as JitPlan;
 }
 
@@ -44,6 +50,9 @@ export async function readJitPlan(storage: Storage, renditionPrefix: string): Pr
   for await (const c of object.body) chunks.push(c as Buffer);
   return parseJitPlan(Buffer.concat(chunks).toString('utf8'));
 }
+
+/** Segments encoded ahead of the one asked for (encoded plans only). */
+export const ENCODE_LOOKAHEAD = 2;
 
 export interface JitLimits {
   concurrency: number;
@@ -122,6 +131,33 @@ export function createJitCutter(deps: { storage: Storage; media: MediaTools; db:
     });
   }
 
+  /** One segment made to exist (single flight in this process, the lock across processes). */
+  function ensureOne(plan: JitPlan, prefix: string, index: number, videoId: string): Promise<JitOutcome> {
+    const key = prefix + jitSegmentName(index);
+    const running = inflight.get(key);
+    if (running) return running.then(() => 'shared' as const);
+    const job = (async (): Promise<JitOutcome> => {
+      if (await storage.head(key)) return 'stored';
+      let timedOut = false;
+      try {
+        return await queue.run('keyed', async (signal) => {
+          try {
+            return await lockedCut(plan, index, key, videoId, signal);
+          } catch (err) {
+            timedOut = signal.aborted;
+            throw err;
+          }
+        });
+      } catch (err) {
+        if (err instanceof RenderRefused) throw err;
+        if (timedOut) throw new RenderRefused('timeout', queue.retryAfter('keyed'), `The segment took longer than ${limits.timeoutMs} ms to cut; retry`);
+        throw new RenderRefused('failed', 2, `The segment could not be cut: ${(err as Error).message.slice(0, 200)}`);
+      }
+    })().finally(() => inflight.delete(key));
+    inflight.set(key, job);
+    return job;
+  }
+
   return {
     queue,
     async ensure(workspaceId, videoId, rung, name) {
@@ -130,32 +166,18 @@ export function createJitCutter(deps: { storage: Storage; media: MediaTools; db:
       if (!plan) return 'none';
       const index = jitSegmentIndex(plan, name);
       if (index === null) return 'none';
-      const key = prefix + name;
-      const running = inflight.get(key);
-      if (running) {
-        await running;
-        return 'shared';
-      }
-      const job = (async (): Promise<JitOutcome> => {
-        if (await storage.head(key)) return 'stored';
-        let timedOut = false;
-        try {
-          return await queue.run('keyed', async (signal) => {
-            try {
-              return await lockedCut(plan, index, key, videoId, signal);
-            } catch (err) {
-              timedOut = signal.aborted;
-              throw err;
-            }
-          });
-        } catch (err) {
-          if (err instanceof RenderRefused) throw err;
-          if (timedOut) throw new RenderRefused('timeout', queue.retryAfter('keyed'), `The segment took longer than ${limits.timeoutMs} ms to cut; retry`);
-          throw new RenderRefused('failed', 2, `The segment could not be cut: ${(err as Error).message.slice(0, 200)}`);
+      // Encoded segments (a source the passthrough cannot take) take about a second each: the
+      // next ones start now, in the background, while the queue has room, so a player at 1x
+      // finds them ready.
+      const asked = ensureOne(plan, prefix, index, videoId);
+      if (plan.encode) {
+        for (let j = 1; j <= ENCODE_LOOKAHEAD && index + j < plan.boundaries.length; j++) {
+          const stats = queue.stats();
+          if (stats.active.keyed + stats.queued.keyed >= limits.concurrency) break;
+          ensureOne(plan, prefix, index + j, videoId).catch(() => undefined);
         }
-      })().finally(() => inflight.delete(key));
-      inflight.set(key, job);
-      return job;
+      }
+      return asked;
     },
   };
 }

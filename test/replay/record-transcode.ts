@@ -110,6 +110,13 @@ const scenarios: Record<string, (s: Stack) => Promise<void>> = {
     await waitIdle(s, v.uuid);
     await deleteAndSave(s, a.id, v.uuid, 'jit-passthrough-idle-delete');
   },
+  /** SPEC §23 item 2 (jit-encode): HEVC, the lowest rung encoded per segment on request → ready → the ladder → idle → delete. */
+  async 'jit-encode-hevc-idle-delete'(s) {
+    const a = await uploadFormA(s, await makeClip({ width: 640, height: 360, seconds: 3, codec: 'hevc' }));
+    const v = await waitForVideo(s, a.id, allRenditionsReady);
+    await waitIdle(s, v.uuid);
+    await deleteAndSave(s, a.id, v.uuid, 'jit-encode-hevc-idle-delete');
+  },
   /** Pipeline v2: a delete while chunks encode cancels them all, then removes the files. */
   async 'transcode-chunks-delete-mid-encode'(s) {
     const a = await uploadFormA(s, await makeClip({ width: 1280, height: 720, seconds: 20 }));

@@ -94,4 +94,35 @@ describe('just-in-time packaging (real ffmpeg + Temporal)', function () {
     assert.equal(again.status, 200);
     assert.ok(Buffer.from(await again.arrayBuffer()).equals(Buffer.from(await (await fetch(lastVideo)).arrayBuffer())));
   });
+
+  it('a source the passthrough cannot take (HEVC) is ready from its lowest rung encoded per segment on request', async () => {
+    const hevc = await loopedClip(await makeClip({ width: 320, height: 180, seconds: 10, codec: 'hevc' }), 60);
+    const cutsBefore = jitCuts.count;
+    const { id } = await uploadFormA(s, hevc);
+    const at = await playlistsAtReady(s, id);
+    assert.equal(at.variant, 'source/index.m3u8');
+    assert.match(at.master, /RESOLUTION=320x180,CODECS="avc1\./, 'the variant is H.264 (the encoded rung), not the HEVC source');
+    assert.ok(Math.abs(seconds(at.video) - 600) < 1);
+    assert.ok(at.audioText && uris(at.audioText).length === uris(at.video).length);
+    // A segment near the end: H.264, one keyframe at its start, on the source's timeline.
+    const near = new URL(uris(at.video).at(-2)!, new URL(at.variant, at.ready.hls_url));
+    const res = await fetch(near);
+    assert.equal(res.status, 200);
+    const fs = await import('node:fs/promises');
+    const file = `/tmp/vidhost-jit-test-${process.pid}-hevc.ts`;
+    await fs.writeFile(file, Buffer.from(await res.arrayBuffer()));
+    try {
+      const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name,width,height,start_time:packet=flags', '-of', 'json', file]);
+      const probe = JSON.parse(stdout);
+      assert.deepEqual([probe.streams[0].codec_name, probe.streams[0].width, probe.streams[0].height], ['h264', 320, 180]);
+      assert.ok(Number(probe.streams[0].start_time) > 585);
+      assert.equal(probe.packets[0].flags[0], 'K');
+    } finally {
+      await fs.rm(file, { force: true });
+    }
+    assert.ok(jitCuts.count > cutsBefore);
+    // Behind it the whole ladder is encoded; the master then lists the encoded rung instead.
+    const done = await waitForVideo(s, id, allRenditionsReady, 420_000);
+    await until(async () => !/source\//.test(await text(done.hls_url)), 60_000, 'the master lists the encoded ladder', 1000);
+  });
 });
