@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Context } from '@temporalio/activity';
 import { codecsFor, createMediaTools, crfOffset, measuredBandwidth, type Rung, planAudioTracks, safeInputArgs, isRemoteInput, STEREO_BITRATE, type AudioStream, type PlaylistRung } from '../../lib/media';
 import { MAX_KEYFRAME_SPACING_SEGMENTS } from '../../lib/media/passthrough';
-import { gridJitSegments, JIT_ENCODE_MIN_OFFSET, JIT_PRESETS, jitBandwidth, jitDurations, jitPlaylist, jitSegmentName, jitWholeArgs, planJitSegments, TS_OVERHEAD, type JitPlan } from '../../lib/media/jit';
+import { gridJitSegments, JIT_ENCODE_MIN_OFFSET, JIT_ENCODE_SEGMENT_SECONDS, JIT_PRESETS, jitBandwidth, jitDurations, jitPlaylist, jitSegmentName, jitWholeArgs, planJitSegments, TS_OVERHEAD, type JitPlan } from '../../lib/media/jit';
 import { jitAudioRendition, jitPlanKey, readJitPlan } from '../../lib/playback/jit';
 import { keys } from '../../lib/storage';
 import { withTempDir } from '../outputs/common';
@@ -79,7 +79,7 @@ export function jitActivities({ config, db, storage, log }: ActivityDeps) {
       if (duration === null || !(duration > 0)) return null;
       if (p.encode) {
         const e = p.encode;
-        const boundaries = gridJitSegments(duration, segmentSeconds);
+        const boundaries = gridJitSegments(duration, Math.min(segmentSeconds, JIT_ENCODE_SEGMENT_SECONDS));
         if (!boundaries) return null;
         const rc = config.media.rateControl;
         const encode = {

@@ -33,6 +33,8 @@ export type JitEncode = Pick<Rung, 'width' | 'height' | 'videoBitrate' | 'maxrat
 
 /** x264 presets a plan may name. */
 export const JIT_PRESETS = ['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium'] as const;
+/** Segment length of an encoded plan: a short first wait after a seek (the ladder keeps HLS_SEGMENT_SECONDS). */
+export const JIT_ENCODE_SEGMENT_SECONDS = 2;
 /** Timestamps of encoded segments start this far after 0 at least: room for x264's B-frame lead. */
 export const JIT_ENCODE_MIN_OFFSET = 0.2;
 

@@ -171,11 +171,15 @@ export function createJitCutter(deps: { storage: Storage; media: MediaTools; db:
       // finds them ready.
       const asked = ensureOne(plan, prefix, index, videoId);
       if (plan.encode) {
-        for (let j = 1; j <= ENCODE_LOOKAHEAD && index + j < plan.boundaries.length; j++) {
-          const stats = queue.stats();
-          if (stats.active.keyed + stats.queued.keyed >= limits.concurrency) break;
-          ensureOne(plan, prefix, index + j, videoId).catch(() => undefined);
-        }
+        // After the asked one, so it has the CPU to itself; while the queue has room.
+        const ahead = () => {
+          for (let j = 1; j <= ENCODE_LOOKAHEAD && index + j < plan.boundaries.length; j++) {
+            const stats = queue.stats();
+            if (stats.active.keyed + stats.queued.keyed >= limits.concurrency) break;
+            ensureOne(plan, prefix, index + j, videoId).catch(() => undefined);
+          }
+        };
+        asked.then(ahead, () => undefined);
       }
       return asked;
     },
