@@ -129,7 +129,13 @@ async function main(): Promise<void> {
   for (const m of minutes) {
     for (const kind of kinds) {
       const file = await loopedClip(clips[kind], m * 6);
-      const r = await measure(s, file, m * 60);
+      let r: Awaited<ReturnType<typeof measure>>;
+      try {
+        r = await measure(s, file, m * 60);
+      } catch (err) {
+        console.log(`| ${kind} | ${m} min | failed: ${(err as Error).message.slice(0, 120)} |`);
+        continue;
+      }
       const floor = floor10 * m * 6;
       console.log(
         `| ${kind === 'eligible' ? 'H.264/AAC 1080p' : 'HEVC 1080p'} | ${m} min | ${f2(r.ready)} s | ${f2(r.seek)} s | ${f1(MUX_MEDIAN)} s | ${f1(floor)} s | ${(r.ready / floor).toFixed(4)}× | ${f1(r.cpu)} CPU-s | ${(r.cached / 1e6).toFixed(1)} MB | ${r.variant} |`,
