@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`alter table videos add column if not exists dash_ready boolean not null default false`);
   await knex.raw(
-    `update videos set dash_ready = true where status = 'ready' and (codecs ? 'hevc' or codecs ? 'av1')`,
+    `update videos set dash_ready = true where status = 'ready' and (codecs @> '["hevc"]'::jsonb or codecs @> '["av1"]'::jsonb)`,
   );
 }
 
