@@ -22,7 +22,7 @@ import { singlePassLadderArgs } from '../lib/media/args';
 import { planLadder } from '../lib/media/ladder';
 import { runFfmpeg } from '../lib/media/run';
 import { keys } from '../lib/storage';
-import { uploadFormA } from '../test/support/flow';
+import { allRunEvents, uploadFormA } from '../test/support/flow';
 import { loopedClip, makeClip } from '../test/support/media';
 import { startStack, type Stack } from '../test/support/stack';
 import { runMain } from '../test/support/main';
@@ -112,8 +112,23 @@ async function measure(s: Stack, file: string, seconds: number) {
   const prefix = `${keys.videoPrefix(s.ws.id, v.uuid)}hls/`;
   let cached = 0;
   for (const key of await s.storage.list(prefix)) cached += (await s.storage.head(key))?.size ?? 0;
+  // Where the time to ready went: each activity scheduled before `ready`, scheduled → completed.
+  const events = await allRunEvents(s, `video-${v.uuid}`);
+  const scheduled = new Map<string, { type: string; at: number }>();
+  const steps: string[] = [];
+  const ms = (t: unknown) => Number((t as { seconds?: { toNumber(): number } | number; nanos?: number }).seconds?.toString() ?? 0) * 1000 + ((t as { nanos?: number }).nanos ?? 0) / 1e6;
+  for (const e of events) {
+    const type = e.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (type) scheduled.set(String(e.eventId), { type, at: ms(e.eventTime) });
+    const done = e.activityTaskCompletedEventAttributes;
+    if (done) {
+      const from = scheduled.get(String(done.scheduledEventId));
+      if (from) steps.push(`${from.type} ${((ms(e.eventTime) - from.at) / 1000).toFixed(2)}`);
+      if (from?.type === 'emitEvent') break;
+    }
+  }
   await s.del(`/v1/videos/${id}`).expect(204);
-  return { ready, seek, cpu, cached, variant: uris(text)[0] };
+  return { ready, seek, cpu, cached, variant: uris(text)[0], steps: steps.join(', ') };
 }
 
 async function main(): Promise<void> {
@@ -140,6 +155,7 @@ async function main(): Promise<void> {
       console.log(
         `| ${kind === 'eligible' ? 'H.264/AAC 1080p' : 'HEVC 1080p'} | ${m} min | ${f2(r.ready)} s | ${f2(r.seek)} s | ${f1(MUX_MEDIAN)} s | ${f1(floor)} s | ${(r.ready / floor).toFixed(4)}× | ${f1(r.cpu)} CPU-s | ${(r.cached / 1e6).toFixed(1)} MB | ${r.variant} |`,
       );
+      console.log(`  (activities to ready, s: ${r.steps})`);
     }
   }
   await s.close();

@@ -190,13 +190,13 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
         original = rung;
         // Playable now: the master (with the cut-on-demand audio group) and `ready`.
         await publish();
-        // The top rung plays now, but is reported ready (and the master stops growing) only once
-        // its final audio is in the master, below.
-        const topEntry = sourceTop ? state.renditions[rungs.indexOf(sourceTop)] : undefined;
-        if (topEntry) {
-          await acts.recordRendition({ videoId, name: topEntry.name, status: 'processing', progress: 0 });
-          topEntry.status = 'processing';
-          topEntry.bitrate = rung.videoBitrate;
+        if (sourceTop) {
+          const entry = state.renditions[rungs.indexOf(sourceTop)];
+          await acts.recordRendition({ videoId, name: entry.name, status: 'ready', progress: 100 });
+          entry.status = 'ready';
+          entry.progress = 100;
+          entry.bitrate = rung.videoBitrate;
+          ctx.updateProgress();
         }
         await becomeReady();
         // Behind `ready`: the full audio encode, and every segment not yet cut (one pass, the same
@@ -218,12 +218,6 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
         const remaining = sourceTop ? rungs.filter((r) => r !== sourceTop) : rungs;
         if (remaining.length) await encodeGroup(remaining);
         else await publishMaster();
-        if (topEntry) {
-          await acts.recordRendition({ videoId, name: topEntry.name, status: 'ready', progress: 100 });
-          topEntry.status = 'ready';
-          topEntry.progress = 100;
-          ctx.updateProgress();
-        }
       }
     } catch (err) {
       if (isCancellation(err) || state.status === 'ready') throw err;
