@@ -17,6 +17,7 @@ import { apiKeyAuth } from '../../middleware/auth';
 import { parseOutputPath } from './paths';
 import { serveObject } from './serve';
 import type { JitCutter } from '../../../lib/playback/jit';
+import { RenderRefused } from '../../../lib/outputs/renderQueue';
 
 /**
  * SPEC §14 files on the CDN: caption tracks, static downloads, the storyboard and on-demand
@@ -26,7 +27,17 @@ import type { JitCutter } from '../../../lib/playback/jit';
 export function outputCdnRoutes(r: Router, deps: Deps, meter: BandwidthMeter, jit?: JitCutter): void {
   const base = `${mountPath(deps.config.cdnUrl)}/v/`;
   // Until a just-in-time rendition is cut through, its segments are cut for the image that needs them.
-  const ensureSegment = jit ? async (ws: string, vid: string, rung: string, name: string) => (await jit.ensure(ws, vid, rung, name)) !== 'none' : undefined;
+  // A cut that failed is this render's failure (negative-cached like any); a full queue or a timeout stays a retry-later.
+  const ensureSegment = jit
+    ? async (ws: string, vid: string, rung: string, name: string) => {
+        try {
+          return (await jit.ensure(ws, vid, rung, name)) !== 'none';
+        } catch (err) {
+          if (err instanceof RenderRefused && err.reason === 'failed') throw new Error(err.message);
+          throw err;
+        }
+      }
+    : undefined;
   const renderer = createImageRenderer({ storage: deps.storage, media: createMediaTools(deps.config.media), db: deps.db, limits: deps.config.renders, ensureSegment });
   const self = selfOriginsOf(deps.config);
 
