@@ -10,6 +10,7 @@ import { mediaActivities } from './transcode/media';
 import { outputActivities } from './outputs';
 import { qualityActivities } from './transcode/quality';
 import { codecActivities } from './transcode/codecs';
+import { jitActivities } from './transcode/jit';
 import { stateActivities } from './state';
 import { webhookActivities } from './webhooks';
 
@@ -29,6 +30,7 @@ export function createActivities(deps: ActivityDeps) {
     ...analyticsActivities(deps),
     ...qualityActivities(deps),
     ...codecActivities(deps),
+    ...jitActivities(deps),
     ...audioActivities(deps),
     ...liveActivities(deps),
   };

@@ -145,6 +145,8 @@ export function codecActivities({ config, db, storage }: ActivityDeps) {
         reps.push({ id: r.name, codecs: r.codecs ?? '', bandwidth: r.maxrate, width: r.width, height: r.height, segments });
       }
       await storage.put(keys.dashManifest(p.workspaceId, p.videoId), dashManifest(duration, reps, audio), { contentType: 'application/dash+xml' });
+      // SPEC §23: reads show `dash_url` from now on, not before the manifest exists.
+      await db('videos').where({ id: p.videoId }).update({ dash_ready: true });
     },
   };
 }

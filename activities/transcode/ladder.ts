@@ -18,6 +18,7 @@ import {
   type Eligibility,
   type PlaylistRung,
   type Rung,
+  STEREO_BITRATE,
 } from '../../lib/media';
 import { PASSTHROUGH_RENDITION } from '../../lib/outputs/passthrough';
 import { readText as readStoredText } from '../../lib/outputs/segments';
@@ -26,6 +27,7 @@ import { withTempDir } from '../outputs/common';
 import { renditionProgressSignal } from '../../workflows/video/defs';
 import type { ActivityDeps } from '../deps';
 import { toFailure } from './media';
+import { keyframeIndex } from './keyframes';
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 /** The passthrough rendition's folder next to the rungs' (`hls/source/`). */
@@ -92,7 +94,12 @@ export function ladderActivities({ config, db, storage, temporal, log }: Activit
           const none: Eligibility = { eligible: false, reason: 'audio only' };
           return { info: { ...info, sizeBytes: head?.size ?? info.sizeBytes }, passthrough: none, chunks: [{ index: 0, start: 0, end: null }] };
         }
-        const keyframes = parseKeyframes(await media.ffprobe(keyframeScanArgs(input.path, input.inputArgs), input, signal));
+        // SPEC §23: an MP4's keyframes come from its sample tables (moov only, whatever the
+        // length); other containers, or tables that were refused, take the packet scan.
+        const indexed = input.demuxer === 'mov' ? await keyframeIndex(storage, media, p.storageKey, input, signal) : null;
+        const keyframes = indexed?.ok
+          ? [...new Set(indexed.index.keyframes.map((k) => Math.round(k.time * 1e6) / 1e6))].sort((a, b) => a - b)
+          : parseKeyframes(await media.ffprobe(keyframeScanArgs(input.path, input.inputArgs), input, signal));
         const audio = p.audioRenditions ? null : info.streams.audio;
         const passthrough: Eligibility = config.media.passthrough
           ? passthroughEligibility({ ...info, ...info.streams, audio, keyframes }, segmentSeconds)
@@ -125,8 +132,10 @@ export function ladderActivities({ config, db, storage, temporal, log }: Activit
       return heartbeating(() =>
         withTempDir(async (dir) => {
           const signal = Context.current().cancellationSignal;
+          let groupAudio = false;
           try {
             const input = await media.open(await storage.mediaSource(p.storageKey), signal);
+            groupAudio = !p.hasAudio && input.info.hasAudio;
             const args = remuxArgs({ input: input.path, inputArgs: input.inputArgs, outputDir: dir, hasAudio: p.hasAudio, segmentSeconds });
             await media.ffmpeg(args, input, { outputDir: dir, signal, durationSeconds: input.info.durationSeconds });
           } catch (err) {
@@ -137,8 +146,9 @@ export function ladderActivities({ config, db, storage, temporal, log }: Activit
           const bw = measuredBandwidth(sizes);
           await uploadDir(dir, keys.rendition(p.workspaceId, p.videoId, name));
           if (name !== PASSTHROUGH_NAME) await db('renditions').where({ video_id: p.videoId, name }).update({ bitrate: bw.average, peak_bitrate: bw.peak });
-          // Measured, so BANDWIDTH is the true peak including audio (audioBitrate 0 adds nothing).
-          return { name, width: p.width, height: p.height, videoBitrate: bw.average, maxrate: bw.peak, bufsize: 0, audioBitrate: 0, codecs: p.codecs };
+          // Measured, so BANDWIDTH is the true peak of the segments. Video-only segments play with
+          // the AUDIO group's stereo rendition: its bitrate is added (SPEC §23, RFC 8216 §4.3.4.2).
+          return { name, width: p.width, height: p.height, videoBitrate: bw.average, maxrate: bw.peak, bufsize: 0, audioBitrate: groupAudio ? STEREO_BITRATE : 0, codecs: p.codecs };
         }, 'vidhost-'),
       );
     },

@@ -15,6 +15,26 @@ import { realtimeCdnRoutes } from './realtime';
 import { outputCdnRoutes } from './outputs/routes';
 import { answerKey, cmafRefusal, playlistRewrite, readWhole, viewerOf } from './protected';
 import { answerFromMemory, streamObject } from './stream';
+import { createJitCutter, type JitCutter } from '../../lib/playback/jit';
+import { createMediaTools } from '../../lib/media/tools';
+import { RenderRefused } from '../../lib/outputs/renderQueue';
+import { refusalError } from './outputs/images';
+import { ApiError } from '../errors';
+
+/**
+ * SPEC §23: a segment missing from storage whose rendition is just-in-time is cut now (once,
+ * bounded: lib/playback/jit.ts). True when it is now stored; a refusal is a 503 with Retry-After.
+ */
+async function cutIfPlanned(jit: JitCutter, workspaceId: string, videoId: string, rung: string, name: string): Promise<boolean> {
+  try {
+    return (await jit.ensure(workspaceId, videoId, rung, name)) !== 'none';
+  } catch (err) {
+    if (err instanceof RenderRefused) throw refusalError(err);
+    throw err;
+  }
+}
+
+const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.status === 404;
 
 function cors(ctx: ParameterizedContext): void {
   ctx.set('Access-Control-Allow-Origin', '*');
@@ -29,8 +49,9 @@ export function cdnRoutes(r: Router, deps: Deps): void {
   const base = `${mountPath(deps.config.cdnUrl)}/v/`;
   const { meter, access: decisions, files } = deps.hot;
   const self = selfOriginsOf(deps.config);
+  const jit = createJitCutter({ storage: deps.storage, media: createMediaTools(deps.config.media), db: deps.db, limits: deps.config.media.jitCuts, formatCheck: deps.config.media.formatCheck });
   // SPEC §14 files (captions, downloads, storyboard, images) first; the rest falls through.
-  outputCdnRoutes(r, deps, meter);
+  outputCdnRoutes(r, deps, meter, jit);
   // SPEC §17 live playlists and segments; §22 WHIP and WHEP.
   realtimeCdnRoutes(r, deps);
   liveCdnRoutes(r, deps);
@@ -83,7 +104,8 @@ export function cdnRoutes(r: Router, deps: Deps): void {
     const rewrite = file.kind === 'playlist' ? playlistRewrite(deps, video, grant, file, parsed.subject) : undefined;
     if (rewrite || (encrypted && file.kind === 'segment')) {
       const cachedFile = await files.get(video.id, key);
-      const plain = cachedFile ?? (await readWhole(deps, key));
+      let plain = cachedFile ?? (await readWhole(deps, key));
+      if (!plain && file.kind === 'segment' && (await cutIfPlanned(jit, video.workspace_id, video.id, file.rung!, file.name!))) plain = await readWhole(deps, key);
       if (!plain) throw notFound('File');
       let out: CachedFile;
       if (rewrite) out = { body: Buffer.from(await rewrite(plain.body.toString('utf8'))), etag: undefined };
@@ -96,6 +118,11 @@ export function cdnRoutes(r: Router, deps: Deps): void {
     // A small file already in memory (lib/playback/fileCache.ts) answers without storage.
     const cached = await files.get(video.id, key);
     if (cached) return answerFromMemory(ctx, cached, answer);
+    try {
+      return await streamObject(ctx, deps.storage, key, answer);
+    } catch (err) {
+      if (!isNotFound(err) || file.kind !== 'segment' || !(await cutIfPlanned(jit, video.workspace_id, video.id, file.rung!, file.name!))) throw err;
+    }
     return streamObject(ctx, deps.storage, key, answer);
   });
 }

@@ -77,7 +77,7 @@ export const videoRead = z
     embed_url: nullableUrl,
     renditions: z.array(rendition),
     codecs: z.array(z.enum(['h264', 'hevc', 'av1'])).meta({ description: 'SPEC §21: H.264 always; HEVC/AV1 add CMAF renditions to the master playlist and a DASH manifest' }),
-    dash_url: z.string().nullable().meta({ description: '`{cdn_url}/v/<id>/manifest.mpd` when the video has HEVC or AV1 renditions (404 until they are encoded) and is not encrypted; null otherwise' }),
+    dash_url: z.string().nullable().meta({ description: '`{cdn_url}/v/<id>/manifest.mpd` once the DASH manifest of its HEVC or AV1 renditions is published (not encrypted); null before and otherwise' }),
     error_message: z.string().nullable().optional().meta({ description: 'Only when failed' }),
     error_code: z.string().nullable().optional().meta({ description: 'Only when failed: `invalid_media`, `no_video_stream`, `upload_expired`, …' }),
     folder_id: z.string().nullable(),

@@ -30,6 +30,12 @@ export const mediaEnv = {
 
   // transcode room (issue 11): passthrough rendition and chunked encodes (docs/transcoding.md)
   TRANSCODE_PASSTHROUGH: bool.default(true),
+  /** SPEC §23: playlists from the keyframe index at once, segments cut on first request (docs/transcoding.md). */
+  TRANSCODE_JIT: bool.default(true),
+  /** Concurrent just-in-time cuts per API process, and how many may wait; a cut's time limit (ms). */
+  JIT_CUT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  JIT_CUT_QUEUE_MAX: z.coerce.number().int().min(1).max(10_000).default(64),
+  JIT_CUT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(20_000),
   TRANSCODE_CHUNK_THRESHOLD_SECONDS: z.coerce.number().min(1).default(120),
   TRANSCODE_CHUNK_SECONDS: z.coerce.number().min(1).default(30),
   // encoding efficiency (issue 28, SPEC §21): capped CRF, quality floor (docs/transcoding.md)
@@ -48,6 +54,8 @@ export interface MediaConfig {
   limits: MediaLimits;
   formatCheck: boolean;
   passthrough: boolean;
+  jit: boolean;
+  jitCuts: { concurrency: number; queueMax: number; timeoutMs: number };
   chunkThresholdSeconds: number;
   chunkSeconds: number;
   rateControl: RateControl;
@@ -77,6 +85,8 @@ export function mediaConfig(e: EnvOf<typeof mediaEnv>, nodeEnv: string): MediaCo
     formatCheck: !e.MEDIA_TEST_DISABLE_FORMAT_CHECK,
 
     passthrough: e.TRANSCODE_PASSTHROUGH,
+    jit: e.TRANSCODE_JIT,
+    jitCuts: { concurrency: e.JIT_CUT_CONCURRENCY, queueMax: e.JIT_CUT_QUEUE_MAX, timeoutMs: e.JIT_CUT_TIMEOUT_MS },
     chunkThresholdSeconds: e.TRANSCODE_CHUNK_THRESHOLD_SECONDS,
     chunkSeconds: e.TRANSCODE_CHUNK_SECONDS,
     rateControl: e.TRANSCODE_RATE_CONTROL === 'abr' ? { mode: 'abr' } : { mode: 'crf', crf: e.TRANSCODE_CRF },

@@ -61,14 +61,17 @@ export function pickRendition(renditions: ImageVideo['renditions'], wantWidth: n
 /** ffmpeg runs made by this process, for tests and metrics: a cache hit adds none. */
 export const imageRenders = { count: 0, failures: 0 };
 
-async function render(storage: Storage, media: MediaTools, video: ImageVideo, req: ImageRequest, output: string, dir: string, signal: AbortSignal): Promise<void> {
+/** SPEC §23: cuts a just-in-time segment of a rendition on demand (lib/playback/jit.ts); true when it now exists. */
+export type EnsureSegment = (workspaceId: string, videoId: string, rung: string, name: string) => Promise<boolean>;
+
+async function render(storage: Storage, media: MediaTools, video: ImageVideo, req: ImageRequest, output: string, dir: string, signal: AbortSignal, ensure?: EnsureSegment): Promise<void> {
   const from = req.kind === 'thumbnail' ? req.time : req.start;
   const to = req.kind === 'thumbnail' ? req.time : req.end;
   const rung = pickRendition(video.renditions, req.width ?? (req.kind === 'thumbnail' && req.height ? 0 : 1280));
   if (!rung) throw new RenderRefused('unavailable', 5, 'The video has no rendition to render from yet; retry shortly');
   const segments = segmentsFor(await renditionSegments(storage, video.workspaceId, video.id, rung), from, to);
   const input = path.join(dir, 'input.ts');
-  await joinSegments(storage, video.workspaceId, video.id, rung, segments, input);
+  await joinSegments(storage, video.workspaceId, video.id, rung, segments, input, undefined, ensure ? (uri) => ensure(video.workspaceId, video.id, rung, uri) : undefined);
   const offset = Math.max(0, from - segments[0].start);
   // Our own segments, still opened as user media: allow-listed, sandboxed, bounded.
   const opened = await media.open(input, signal);
@@ -100,7 +103,7 @@ export interface ImageRenderer {
  * requests, a negative cache of failed renders (a broken render is not retried on every request),
  * and the derived files counted in the workspace's storage and capped per video (derived.ts).
  */
-export function createImageRenderer(deps: { storage: Storage; media: MediaTools; db: Db; limits: RenderLimits }): ImageRenderer {
+export function createImageRenderer(deps: { storage: Storage; media: MediaTools; db: Db; limits: RenderLimits; ensureSegment?: EnsureSegment }): ImageRenderer {
   const { storage, media, db, limits } = deps;
   const queue = new RenderQueue(limits);
   const budget = new RenderBudget();
@@ -132,7 +135,7 @@ export function createImageRenderer(deps: { storage: Storage; media: MediaTools;
       try {
         await queue.run(who.lane, async (signal) => {
           try {
-            await render(storage, media, video, req, output, dir, signal);
+            await render(storage, media, video, req, output, dir, signal, deps.ensureSegment);
           } catch (err) {
             timedOut = signal.aborted;
             throw err;

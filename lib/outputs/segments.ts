@@ -53,12 +53,23 @@ export async function renditionSegments(storage: Storage, ws: string, vid: strin
  * one encode continue each other's timestamps and counters, so the result is one valid TS
  * stream, a single self-contained input for ffmpeg (SPEC §12 forbids playlists as inputs).
  */
-export async function joinSegments(storage: Storage, ws: string, vid: string, rung: string, segments: readonly Segment[], outFile: string, onSegment?: () => void): Promise<void> {
+export async function joinSegments(
+  storage: Storage,
+  ws: string,
+  vid: string,
+  rung: string,
+  segments: readonly Segment[],
+  outFile: string,
+  onSegment?: () => void,
+  /** SPEC §23: makes a just-in-time segment exist (cut on demand); true when it now does. */
+  ensure?: (uri: string) => Promise<boolean>,
+): Promise<void> {
   const prefix = keys.rendition(ws, vid, rung);
   const out = await fs.open(outFile, 'w');
   try {
     for (const seg of segments) {
-      const object = await storage.get(prefix + seg.uri);
+      let object = await storage.get(prefix + seg.uri);
+      if (!object && ensure && (await ensure(seg.uri))) object = await storage.get(prefix + seg.uri);
       if (!object) throw new Error(`segment ${rung}/${seg.uri} is missing`);
       // Chunk by chunk: constant memory however long the rendition.
       for await (const chunk of object.body) await out.write(chunk as Buffer);

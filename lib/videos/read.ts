@@ -41,6 +41,8 @@ export interface VideoRow {
   storyboard_ready: boolean;
   /** SPEC §21 (absent on rows read before the column existed). */
   codecs?: Array<'h264' | 'hevc' | 'av1'>;
+  /** The DASH manifest is written (publishDash): `dash_url` is shown from then on (SPEC §23). */
+  dash_ready?: boolean;
   normalize_audio: boolean;
   loudness_lufs: number | null;
   audio_layout: string | null;
@@ -223,7 +225,7 @@ export function serializeVideo(
     renditions: rends,
     codecs: row.codecs ?? ['h264'],
     // An encrypted video has no DASH (docs/protection.md, "CMAF renditions").
-    dash_url: ready && row.encryption !== 'aes-128' && (row.codecs ?? []).some((c) => c !== 'h264') ? `${config.cdnUrl}/v/${publicId}/manifest.mpd` : null,
+    dash_url: ready && row.dash_ready && row.encryption !== 'aes-128' && (row.codecs ?? []).some((c) => c !== 'h264') ? `${config.cdnUrl}/v/${publicId}/manifest.mpd` : null,
     folder_id: row.folder_id,
     tags,
     created_at: iso(row.created_at)!,

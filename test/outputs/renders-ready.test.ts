@@ -110,10 +110,12 @@ describe('Outputs: images at the moment a video turns ready (issue 22)', functio
   it('a failed render answers 503 render_failed with Retry-After, and is not retried on every request', async () => {
     const read = (await s.get(`/v1/videos/${videoId}`).expect(200)).body;
     const from = read.renditions.find((r: { name: string; status: string }) => r.status === 'ready' && r.name !== 'source')?.name ?? 'source';
-    // Break what the renderer reads: every segment of every rendition it could pick.
+    // Break what the renderer reads: every segment of every rendition it could pick, and the
+    // original (a just-in-time rendition's missing segment is otherwise cut again from it: SPEC §23).
     for (const name of ['source', from]) {
       for (const key of await s.storage.list(keys.rendition(s.ws.id, read.uuid, name))) if (key.endsWith('.ts')) await s.storage.deletePrefix(key);
     }
+    await s.storage.deletePrefix(read.storage_key);
     const before = imageRenders.failures;
     const q = `/v/${videoId}/thumbnail.png?time=3&width=120`;
     const first = await cdnGet(s, q);

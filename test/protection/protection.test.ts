@@ -236,12 +236,12 @@ describe('Playback protection (SPEC §20)', function () {
       // A clear video's are served (404 here: this one has no HEVC encode).
       assert.equal((await cdn(s, `${plain.id}/manifest.mpd`)).status, 404);
       // As if the extra codecs had been encoded: the read names DASH for the clear video only.
-      await s.db('videos').whereIn('id', [plain.uuid, encrypted.uuid]).update({ codecs: JSON.stringify(['h264', 'hevc']) });
+      await s.db('videos').whereIn('id', [plain.uuid, encrypted.uuid]).update({ codecs: JSON.stringify(['h264', 'hevc']), dash_ready: true });
       try {
         assert.match((await s.get(`/v1/videos/${plain.id}`).expect(200)).body.dash_url, /manifest\.mpd$/);
         assert.equal((await s.get(`/v1/videos/${encrypted.id}`).expect(200)).body.dash_url, null);
       } finally {
-        await s.db('videos').whereIn('id', [plain.uuid, encrypted.uuid]).update({ codecs: JSON.stringify(['h264']) });
+        await s.db('videos').whereIn('id', [plain.uuid, encrypted.uuid]).update({ codecs: JSON.stringify(['h264']), dash_ready: false });
       }
     });
   });

@@ -96,6 +96,27 @@ const scenarios: Record<string, (s: Stack) => Promise<void>> = {
     await waitIdle(s, v.uuid);
     await deleteAndSave(s, a.id, v.uuid, 'encoding-codecs-idle-delete');
   },
+  /** SPEC §23 (jit-packaging): the source IS the top rung, published from its keyframe index, cut behind ready; no encode. */
+  async 'jit-source-top-idle-delete'(s) {
+    const a = await uploadFormA(s, await makeClip({ width: 320, height: 180, seconds: 3, videoBitrate: 300_000 }));
+    const v = await waitForVideo(s, a.id, allRenditionsReady);
+    await waitIdle(s, v.uuid);
+    await deleteAndSave(s, a.id, v.uuid, 'jit-source-top-idle-delete');
+  },
+  /** SPEC §23 (jit-packaging): the source as `source/` from its index → ready → cut behind → the ladder → idle → delete. */
+  async 'jit-passthrough-idle-delete'(s) {
+    const a = await uploadFormA(s, await makeClip({ width: 640, height: 360, seconds: 3 }));
+    const v = await waitForVideo(s, a.id, allRenditionsReady);
+    await waitIdle(s, v.uuid);
+    await deleteAndSave(s, a.id, v.uuid, 'jit-passthrough-idle-delete');
+  },
+  /** SPEC §23 item 2 (jit-encode): HEVC, the lowest rung encoded per segment on request → ready → the ladder → idle → delete. */
+  async 'jit-encode-hevc-idle-delete'(s) {
+    const a = await uploadFormA(s, await makeClip({ width: 640, height: 360, seconds: 3, codec: 'hevc' }));
+    const v = await waitForVideo(s, a.id, allRenditionsReady);
+    await waitIdle(s, v.uuid);
+    await deleteAndSave(s, a.id, v.uuid, 'jit-encode-hevc-idle-delete');
+  },
   /** Pipeline v2: a delete while chunks encode cancels them all, then removes the files. */
   async 'transcode-chunks-delete-mid-encode'(s) {
     const a = await uploadFormA(s, await makeClip({ width: 1280, height: 720, seconds: 20 }));

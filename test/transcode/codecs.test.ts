@@ -23,9 +23,12 @@ describe('codecs: HEVC and AV1 CMAF renditions, DASH (real ffmpeg + Temporal + C
 
   it('lists hvc1/av01 variants with correct CODECS, the HEVC rendition probes as HEVC, and Shaka plays the AV1 DASH manifest', async () => {
     const { id } = await uploadFormA(s, await makeClip({ width: 320, height: 180, seconds: 4 }), { extra: { codecs: ['hevc', 'av1'] } });
-    const v = await waitForVideo(s, id, allRenditionsReady, 240_000);
-    assert.deepEqual(v.codecs, ['h264', 'hevc', 'av1']);
+    const ready = await waitForVideo(s, id, allRenditionsReady, 240_000);
+    assert.deepEqual(ready.codecs, ['h264', 'hevc', 'av1']);
+    // SPEC §23: dash_url is in the read only once the manifest is published (never a URL that answers 404).
+    const v = await waitForVideo(s, id, (x) => x.dash_url !== null, 240_000);
     assert.equal(v.dash_url, `${s.config.cdnUrl}/v/${id}/manifest.mpd`);
+    assert.equal((await fetch(v.dash_url)).status, 200, 'the manifest exists as soon as the read names it');
     // The CMAF renditions follow the H.264 ladder: wait for the manifest.
     let mpd: Response | undefined;
     for (let i = 0; i < 240 && (!mpd || mpd.status !== 200); i++) {

@@ -17,15 +17,29 @@ import { createImageRenderer } from '../../../lib/outputs/images';
 import { apiKeyAuth } from '../../middleware/auth';
 import { parseOutputPath } from './paths';
 import { serveObject } from './serve';
+import type { JitCutter } from '../../../lib/playback/jit';
+import { RenderRefused } from '../../../lib/outputs/renderQueue';
 
 /**
  * SPEC §14 files on the CDN: caption tracks, static downloads, the storyboard and on-demand
  * images, under the same id-or-token rules as the HLS files (§7). Anything else falls through to
  * the HLS route (`thumbnail.jpg` without a query is the pipeline's poster).
  */
-export function outputCdnRoutes(r: Router, deps: Deps, meter: BandwidthMeter): void {
+export function outputCdnRoutes(r: Router, deps: Deps, meter: BandwidthMeter, jit?: JitCutter): void {
   const base = `${mountPath(deps.config.cdnUrl)}/v/`;
-  const renderer = createImageRenderer({ storage: deps.storage, media: createMediaTools(deps.config.media), db: deps.db, limits: deps.config.renders });
+  // Until a just-in-time rendition is cut through, its segments are cut for the image that needs them.
+  // A cut that failed is this render's failure (negative-cached like any); a full queue or a timeout stays a retry-later.
+  const ensureSegment = jit
+    ? async (ws: string, vid: string, rung: string, name: string) => {
+        try {
+          return (await jit.ensure(ws, vid, rung, name)) !== 'none';
+        } catch (err) {
+          if (err instanceof RenderRefused && err.reason === 'failed') throw new Error(err.message);
+          throw err;
+        }
+      }
+    : undefined;
+  const renderer = createImageRenderer({ storage: deps.storage, media: createMediaTools(deps.config.media), db: deps.db, limits: deps.config.renders, ensureSegment });
   const self = selfOriginsOf(deps.config);
 
   r.get(`${base}*rest`, async (ctx: ParameterizedContext, next: Next) => {

@@ -14,6 +14,12 @@ import type { PipelineContext } from './context';
  * the muxed layout.
  */
 export const AUDIO_PATCH = 'audio-v1';
+/** SPEC §23: just-in-time packaging of passthrough-eligible sources (docs/transcoding.md). */
+export const JIT_PATCH = 'jit-packaging';
+/** SPEC §23 item 2: the lowest rung encoded per segment on request for sources the passthrough cannot take. */
+export const JIT_ENCODE_PATCH = 'jit-encode';
+/** The passthrough's folder (`hls/source/`; lib/outputs/passthrough.ts). */
+const PASSTHROUGH_NAME = 'source';
 
 export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
   const { acts, io, state } = ctx;
@@ -77,10 +83,24 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
   // Handled at once: if an encode fails or is cancelled first, an unobserved rejection would fail the workflow task.
   ctx.track(thumbnail.catch(() => undefined));
 
+  // SPEC §23 just-in-time packaging: an eligible source's playlists come from its keyframe index
+  // at once (every segment listed, cut on first request), with the audio group cut the same way,
+  // so `ready` does not wait for a remux or a full-length audio encode. Histories without the
+  // marker replay the remux path. (patched() only where the path is possible: same commands.)
+  const jitPossible = audioGroup && passthrough.eligible && !aboveCap && patched(JIT_PATCH);
+  // SPEC §23 item 2: a source the passthrough cannot take plays from its lowest rung encoded per
+  // segment on request, while the whole ladder is encoded behind it.
+  const jitEncode = audioGroup && !jitPossible && !(passthrough.eligible && !aboveCap) && rungs.length > 0 && patched(JIT_ENCODE_PATCH);
   // The audio renditions, from their own decode, beside the first video work; the master names
-  // them (and the video becomes ready) only once they are there.
-  const audio = audioGroup ? io.encodeAudioTracks({ workspaceId, videoId, storageKey }) : Promise.resolve(null);
-  if (audioGroup) ctx.track(Promise.all([thumbnail, audio].map((job) => job.catch(() => undefined))));
+  // them (and the video becomes ready) only once they are there. On the just-in-time path they
+  // start once the video is ready, and replace the cut-on-demand audio from the next master on.
+  const encodeAudio = () => {
+    const job = io.encodeAudioTracks({ workspaceId, videoId, storageKey });
+    ctx.track(job.catch(() => undefined));
+    return job;
+  };
+  let audio: Promise<unknown> = audioGroup && !jitPossible && !jitEncode ? encodeAudio() : Promise.resolve(null);
+  if (audioGroup) ctx.track(thumbnail.catch(() => undefined));
   let original: PlaylistRung | undefined;
   const ready: Rung[] = [];
   /** SPEC §21: HEVC/AV1 CMAF renditions, listed after the H.264 ladder. */
@@ -149,7 +169,66 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
     measure(group);
   };
 
-  if (passthrough.eligible && !aboveCap) {
+  if (jitPossible || jitEncode) {
+    try {
+      const lowest = rungs[0];
+      const jit = await io.prepareJit({
+        workspaceId,
+        videoId,
+        storageKey,
+        name: sourceTop ? sourceTop.name : PASSTHROUGH_NAME,
+        width: jitEncode ? lowest.width : info.width,
+        height: jitEncode ? lowest.height : info.height,
+        ...(passthrough.eligible ? { codecs: passthrough.codecs.replace(',mp4a.40.2', '') } : {}),
+        demuxer: info.demuxer,
+        durationSeconds: info.durationSeconds,
+        audioStreams: info.audioStreams,
+        ...(jitEncode ? { encode: { ...lowest, fps: info.fps } } : {}),
+      });
+      if (jit) {
+        const rung: PlaylistRung = { name: jit.name, width: jit.width, height: jit.height, videoBitrate: jit.videoBitrate, maxrate: jit.maxrate, bufsize: 0, audioBitrate: jit.audioBitrate, codecs: jit.codecs };
+        original = rung;
+        // Playable now: the master (with the cut-on-demand audio group) and `ready`.
+        await publish();
+        if (sourceTop) {
+          const entry = state.renditions[rungs.indexOf(sourceTop)];
+          await acts.recordRendition({ videoId, name: entry.name, status: 'ready', progress: 100 });
+          entry.status = 'ready';
+          entry.progress = 100;
+          entry.bitrate = rung.videoBitrate;
+          ctx.updateProgress();
+        }
+        await becomeReady();
+        // Behind `ready`: the full audio encode, and every segment not yet cut (one pass, the same
+        // bytes), so later jobs find a complete rendition and the master its measured bandwidth.
+        audio = encodeAudio();
+        if (jitEncode) {
+          // The whole ladder behind it; the encoded lowest rung replaces the per-segment one in the master.
+          await encodeGroup(rungs);
+          return finish();
+        }
+        try {
+          const measured = await io.materializeJit({ workspaceId, videoId, name: rung.name });
+          original = { ...rung, videoBitrate: measured.average, maxrate: measured.peak };
+          if (sourceTop) state.renditions[rungs.indexOf(sourceTop)].bitrate = measured.average;
+        } catch (err) {
+          // Still playable: the segments keep being cut on request, the bandwidth stays estimated.
+          if (isCancellation(err)) throw err;
+        }
+        const remaining = sourceTop ? rungs.filter((r) => r !== sourceTop) : rungs;
+        if (remaining.length) await encodeGroup(remaining);
+        else await publishMaster();
+      }
+    } catch (err) {
+      if (isCancellation(err) || state.status === 'ready') throw err;
+      // The remux below is the way to playable instead.
+    }
+    // Not ready this way: the audio group is encoded in full, as on the old path.
+    if (state.status !== 'ready') audio = encodeAudio();
+  }
+  if (state.status === 'ready') {
+    // Just-in-time path done: the ladder ran behind it above.
+  } else if (passthrough.eligible && !aboveCap) {
     try {
       const codecs = audioGroup ? passthrough.codecs.replace(',mp4a.40.2', '') : passthrough.codecs;
       original = await io.remuxPassthrough({
@@ -167,7 +246,9 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
       // The ladder's lowest rung is the way to playable instead.
     }
   }
-  if (original && sourceTop) {
+  if (state.status === 'ready') {
+    // (just-in-time path)
+  } else if (original && sourceTop) {
     // The remux IS the top rung: listed under its name with its measured bandwidth, ready now.
     const entry = state.renditions[rungs.indexOf(sourceTop)];
     await publishMaster();
@@ -188,27 +269,32 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
     await becomeReady();
     if (rungs.length > 1) await encodeGroup(rungs.slice(1));
   }
-  // SPEC §21 codecs: each extra codec's rungs (every rung, the source's too) once H.264 is complete.
-  // A failed extra encode leaves the video as it is: H.264 always plays.
-  const extraCodecs = (ctx.input.codecs ?? []).filter((c) => c !== 'h264');
-  if (extraCodecs.length > 0 && state.status === 'ready' && patched('encoding-codecs-v1')) {
-    for (const codec of extraCodecs) {
-      const results = await Promise.allSettled(
-        rungs.map((rung) => io.encodeCmafRendition({ workspaceId, videoId, storageKey, rung, codec, fps: info.fps, durationSeconds: info.durationSeconds })),
-      );
-      for (const r of results) {
-        if (r.status === 'fulfilled') cmaf.push(r.value);
-        else if (isCancellation(r.reason)) throw r.reason;
+  return finish();
+
+  /** After the H.264 ladder: extra codecs, the quality measures, the outputs. */
+  async function finish(): Promise<void> {
+    // SPEC §21 codecs: each extra codec's rungs (every rung, the source's too) once H.264 is complete.
+    // A failed extra encode leaves the video as it is: H.264 always plays.
+    const extraCodecs = (ctx.input.codecs ?? []).filter((c) => c !== 'h264');
+    if (extraCodecs.length > 0 && state.status === 'ready' && patched('encoding-codecs-v1')) {
+      for (const codec of extraCodecs) {
+        const results = await Promise.allSettled(
+          rungs.map((rung) => io.encodeCmafRendition({ workspaceId, videoId, storageKey, rung, codec, fps: info.fps, durationSeconds: info.durationSeconds })),
+        );
+        for (const r of results) {
+          if (r.status === 'fulfilled') cmaf.push(r.value);
+          else if (isCancellation(r.reason)) throw r.reason;
+        }
+      }
+      if (cmaf.length > 0) {
+        await publishMaster();
+        await io.publishDash({ workspaceId, videoId, durationSeconds: info.durationSeconds, renditions: cmaf });
       }
     }
-    if (cmaf.length > 0) {
-      await publishMaster();
-      await io.publishDash({ workspaceId, videoId, durationSeconds: info.durationSeconds, renditions: cmaf });
-    }
+    await Promise.all(qualityJobs);
+    await acts.recordState({ videoId, progress: state.progress });
+    // SPEC §14 outputs (MP4, storyboard) run in their own workflow, from the finished ladder. New
+    // marker here: transcode-* histories recorded before it replay without the request.
+    if (patched('outputs-v1')) await acts.requestOutputs({ videoId, workspaceId });
   }
-  await Promise.all(qualityJobs);
-  await acts.recordState({ videoId, progress: state.progress });
-  // SPEC §14 outputs (MP4, storyboard) run in their own workflow, from the finished ladder. New
-  // marker here: transcode-* histories recorded before it replay without the request.
-  if (patched('outputs-v1')) await acts.requestOutputs({ videoId, workspaceId });
 }

@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { chromium, type Browser } from 'playwright-core';
+import { createMediaTools } from '../../lib/media/tools';
+import { loadPlaybackVideo } from '../../lib/playback/access';
+import { createJitCutter, jitCuts } from '../../lib/playback/jit';
+import { RenderRefused } from '../../lib/outputs/renderQueue';
+import { keys } from '../../lib/storage';
+import { isStatus, uploadFormA, until, waitForVideo } from '../support/flow';
+import { loopedClip, makeClip } from '../support/media';
+import { startStack, type Stack } from '../support/stack';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--autoplay-policy=no-user-gesture-required'];
+
+const uris = (playlist: string) => playlist.split('\n').filter((l) => l && !l.startsWith('#'));
+
+/**
+ * SPEC §23 over the S3 driver: a 10-minute source plays to its end right after `ready` (hls.js in
+ * Chromium seeks to the last minute), and a segment is cut once however many ask for it, by one
+ * API process or several; a cut that dies leaves nothing behind and the next request gets it.
+ */
+describe('just-in-time segments on the CDN (S3, Chromium)', function () {
+  this.timeout(600_000);
+  let s: Stack;
+  let browser: Browser;
+  let video: Record<string, any>;
+
+  before(async function () {
+    this.timeout(300_000);
+    s = await startStack({ storage: 's3' });
+    const long = await loopedClip(await makeClip({ width: 320, height: 180, seconds: 10, gop: 48, videoBitrate: 300_000 }), 60);
+    const [up, b] = await Promise.all([uploadFormA(s, long, { extra: { visibility: 'public' } }), chromium.launch({ executablePath: CHROMIUM, args: ARGS })]);
+    browser = b;
+    video = await waitForVideo(s, up.id, isStatus('ready'), 240_000);
+    await until(async () => (await loadPlaybackVideo(s.db, video.uuid))?.status === 'ready', 10_000, 'the row says ready');
+  });
+
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('hls.js seeks to the last minute right after ready and plays there', async () => {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${video.embed_url}?autoplay=1`);
+      await page.waitForSelector('video');
+      await page.waitForFunction(() => (document.querySelector('video') as HTMLVideoElement).duration > 590, undefined, { timeout: 60_000 });
+      const duration = await page.evaluate(() => (document.querySelector('video') as HTMLVideoElement).duration);
+      assert.ok(Math.abs(duration - 600) < 2, `the player sees ${duration} s`);
+      await page.evaluate(() => {
+        const v = document.querySelector('video') as HTMLVideoElement;
+        v.currentTime = v.duration - 60;
+        void v.play();
+      });
+      await page.waitForFunction(() => (document.querySelector('video') as HTMLVideoElement).currentTime > 542, undefined, { timeout: 90_000 });
+      const state = await page.evaluate(() => {
+        const v = document.querySelector('video') as HTMLVideoElement;
+        return { t: v.currentTime, engine: v.dataset.engine, width: v.videoWidth, error: v.error?.message ?? null };
+      });
+      assert.equal(state.engine, 'hls.js');
+      assert.equal(state.width, 320);
+      assert.equal(state.error, null);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('cuts a segment once for concurrent requests, in one process and across two', async () => {
+    // The audio group's cut-on-demand rendition (the master names it until the full encode lands; it is never cut through).
+    const audioUri = 'audio/a0-jit/index.m3u8';
+    const playlistUrl = new URL(audioUri, video.hls_url);
+    const names = uris(await (await fetch(playlistUrl)).text());
+    const rung = audioUri.replace(/\/index\.m3u8$/, '');
+    const prefix = keys.rendition(s.ws.id, video.uuid, rung);
+
+    // Five viewers ask for the same segment at once through the CDN: one cut.
+    // Segments from the middle: the player above fetched the start and the last minute.
+    const mid = Math.floor(names.length / 2);
+    const name = names[mid];
+    const before = jitCuts.count;
+    const bodies = await Promise.all(Array.from({ length: 5 }, async () => {
+      const r = await fetch(new URL(name, playlistUrl));
+      assert.equal(r.status, 200);
+      return Buffer.from(await r.arrayBuffer());
+    }));
+    assert.equal(jitCuts.count - before, 1);
+    assert.ok(bodies.every((b) => b.equals(bodies[0])) && bodies[0].length > 1000);
+
+    // Two API processes (two cutters: separate queues and single-flight maps, one database) race: one cuts, the other finds it.
+    const other = names[mid + 1];
+    const media = createMediaTools(s.config.media);
+    const limits = s.config.media.jitCuts;
+    const a = createJitCutter({ storage: s.storage, media, db: s.db, limits, formatCheck: true });
+    const b = createJitCutter({ storage: s.storage, media, db: s.db, limits, formatCheck: true });
+    const outcomes = (await Promise.all([a.ensure(s.ws.id, video.uuid, rung, other), b.ensure(s.ws.id, video.uuid, rung, other)])).sort();
+    assert.deepEqual(outcomes, ['cut', 'shared']);
+
+    // A cut that dies mid-way (its time limit kills ffmpeg) stores nothing; the next request gets the segment.
+    const third = names[mid + 2];
+    const dying = createJitCutter({ storage: s.storage, media, db: s.db, limits: { ...limits, timeoutMs: 50 }, formatCheck: true });
+    await assert.rejects(dying.ensure(s.ws.id, video.uuid, rung, third), (err: unknown) => err instanceof RenderRefused);
+    assert.equal(await s.storage.head(prefix + third), null, 'nothing half-written');
+    const retried = await fetch(new URL(third, playlistUrl));
+    assert.equal(retried.status, 200);
+    assert.ok((await s.storage.head(prefix + third))!.size > 1000);
+
+    // Not a segment of the plan: a plain 404, nothing cut.
+    const beyond = await fetch(new URL('seg_99999.ts', playlistUrl));
+    assert.equal(beyond.status, 404);
+  });
+});

@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { jitCuts } from '../../lib/playback/jit';
+import { loadPlaybackVideo } from '../../lib/playback/access';
+import { allRenditionsReady, isStatus, uploadFormA, until, waitForVideo } from '../support/flow';
+import { loopedClip, makeClip } from '../support/media';
+import { startStack, type Stack } from '../support/stack';
+
+const run = promisify(execFile);
+
+async function text(url: string | URL): Promise<string> {
+  const res = await fetch(url);
+  assert.equal(res.status, 200, String(url));
+  return res.text();
+}
+
+const uris = (playlist: string) => playlist.split('\n').filter((l) => l && !l.startsWith('#'));
+const seconds = (playlist: string) => [...playlist.matchAll(/#EXTINF:([0-9.]+)/g)].reduce((s, m) => s + Number(m[1]), 0);
+
+/** The video's playlists right at `ready`: every segment listed, VOD, ended. */
+async function playlistsAtReady(s: Stack, id: string) {
+  const ready = await waitForVideo(s, id, isStatus('ready'), 120_000);
+  await until(async () => (await loadPlaybackVideo(s.db, ready.uuid))?.status === 'ready', 10_000, 'the row says ready');
+  const master = await text(ready.hls_url);
+  const variant = uris(master)[0];
+  const audio = /TYPE=AUDIO,[^\n]*URI="([^"]+)"/.exec(master)?.[1];
+  const video = await text(new URL(variant, ready.hls_url));
+  return { ready, master, variant, audio, video, audioText: audio ? await text(new URL(audio, ready.hls_url)) : null };
+}
+
+/** SPEC §23: a long eligible source is ready from its keyframe index, segments cut on request. */
+describe('just-in-time packaging (real ffmpeg + Temporal)', function () {
+  this.timeout(600_000);
+  let s: Stack;
+  let long: string;
+  before(async function () {
+    this.timeout(300_000);
+    s = await startStack();
+    // 10 minutes of 320x180 at 300 kb/s: the rung IS the source (sourceTop), nothing to encode.
+    long = await loopedClip(await makeClip({ width: 320, height: 180, seconds: 10, gop: 48, videoBitrate: 300_000 }), 60);
+  });
+
+  it('lists every segment of a 10-minute source at ready, and cuts a segment on first request', async () => {
+    const cutsBefore = jitCuts.count;
+    const { id } = await uploadFormA(s, long);
+    const at = await playlistsAtReady(s, id);
+    assert.match(at.video, /#EXT-X-PLAYLIST-TYPE:VOD/);
+    assert.match(at.video, /#EXT-X-ENDLIST/);
+    assert.ok(Math.abs(seconds(at.video) - 600) < 1, `the video playlist lists ${seconds(at.video)} s`);
+    assert.ok(at.audio && at.audioText, 'the master names an audio rendition');
+    assert.equal(uris(at.audioText).length, uris(at.video).length, 'audio segments on the same boundaries');
+    assert.ok(Math.abs(seconds(at.audioText) - 600) < 1);
+    // BANDWIDTH of the variant counts the audio it plays with (SPEC §23 item 4).
+    const bandwidth = Number(/BANDWIDTH=(\d+)/.exec(at.master)![1]);
+    assert.ok(bandwidth > 128_000 + 200_000, `BANDWIDTH ${bandwidth} includes the 128 kb/s audio`);
+
+    // The last segment of each, right away: a stream copy (video) and an AAC encode (audio) of its range.
+    const lastVideo = new URL(uris(at.video).at(-1)!, new URL(at.variant, at.ready.hls_url));
+    const lastAudio = new URL(uris(at.audioText).at(-1)!, new URL(at.audio, at.ready.hls_url));
+    const [v, a] = await Promise.all([fetch(lastVideo), fetch(lastAudio)]);
+    assert.equal(v.status, 200);
+    assert.equal(a.status, 200);
+    assert.equal(v.headers.get('content-type'), 'video/mp2t');
+    const probe = async (body: ArrayBuffer, entries: string) => {
+      const fs = await import('node:fs/promises');
+      const file = `/tmp/vidhost-jit-test-${process.pid}-${Math.random()}.ts`;
+      await fs.writeFile(file, Buffer.from(body));
+      try {
+        return JSON.parse((await run('ffprobe', ['-v', 'error', '-show_entries', entries, '-of', 'json', file])).stdout);
+      } finally {
+        await fs.rm(file, { force: true });
+      }
+    };
+    const vs = await probe(await v.arrayBuffer(), 'stream=codec_name,start_time');
+    assert.equal(vs.streams.length, 1, 'video only');
+    assert.equal(vs.streams[0].codec_name, 'h264');
+    // Source timestamps (+ the muxer's 1.4 s): the last segment starts near the end, not at 0.
+    assert.ok(Number(vs.streams[0].start_time) > 590, `last segment starts at ${vs.streams[0].start_time}`);
+    const as = await probe(await a.arrayBuffer(), 'stream=codec_name,channels,start_time');
+    assert.equal(as.streams[0].codec_name, 'aac');
+    assert.ok(Number(as.streams[0].start_time) > 590);
+    assert.ok(jitCuts.count > cutsBefore, 'a segment was cut on request');
+
+    // ffprobe reads the whole duration through the master.
+    const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', at.ready.hls_url]);
+    assert.ok(Math.abs(Number(stdout) - 600) < 2, `ffprobe reads ${stdout.trim()} s`);
+
+    // Behind ready: the rest is cut in one pass, the audio encoded; the master then names the encoded audio.
+    const done = await waitForVideo(s, id, allRenditionsReady, 300_000);
+    // (The full-length audio encode runs after ready: minutes on a loaded machine.)
+    await until(async () => !/-jit\//.test(await text(done.hls_url)), 420_000, 'the master names the encoded audio', 1000);
+    const again = await fetch(lastVideo);
+    assert.equal(again.status, 200);
+    assert.ok(Buffer.from(await again.arrayBuffer()).equals(Buffer.from(await (await fetch(lastVideo)).arrayBuffer())));
+  });
+
+  it('a source the passthrough cannot take (HEVC) is ready from its lowest rung encoded per segment on request', async () => {
+    const hevc = await loopedClip(await makeClip({ width: 320, height: 180, seconds: 10, codec: 'hevc' }), 60);
+    const cutsBefore = jitCuts.count;
+    const { id } = await uploadFormA(s, hevc);
+    const at = await playlistsAtReady(s, id);
+    assert.equal(at.variant, 'source/index.m3u8');
+    assert.match(at.master, /RESOLUTION=320x180,CODECS="avc1\./, 'the variant is H.264 (the encoded rung), not the HEVC source');
+    assert.ok(Math.abs(seconds(at.video) - 600) < 1);
+    assert.ok(at.audioText && uris(at.audioText).length === uris(at.video).length);
+    // A segment near the end: H.264, one keyframe at its start, on the source's timeline.
+    const near = new URL(uris(at.video).at(-2)!, new URL(at.variant, at.ready.hls_url));
+    const res = await fetch(near);
+    assert.equal(res.status, 200);
+    const fs = await import('node:fs/promises');
+    const file = `/tmp/vidhost-jit-test-${process.pid}-hevc.ts`;
+    await fs.writeFile(file, Buffer.from(await res.arrayBuffer()));
+    try {
+      const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name,width,height,start_time:packet=flags', '-of', 'json', file]);
+      const probe = JSON.parse(stdout);
+      assert.deepEqual([probe.streams[0].codec_name, probe.streams[0].width, probe.streams[0].height], ['h264', 320, 180]);
+      assert.ok(Number(probe.streams[0].start_time) > 585);
+      assert.equal(probe.packets[0].flags[0], 'K');
+    } finally {
+      await fs.rm(file, { force: true });
+    }
+    assert.ok(jitCuts.count > cutsBefore);
+    // Behind it the whole ladder is encoded; the master then lists the encoded rung instead.
+    const done = await waitForVideo(s, id, allRenditionsReady, 420_000);
+    await until(async () => !/source\//.test(await text(done.hls_url)), 60_000, 'the master lists the encoded ladder', 1000);
+  });
+});
