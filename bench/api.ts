@@ -24,7 +24,7 @@ import { freePort } from '../test/support/services';
 import { startStack, type Stack } from '../test/support/stack';
 import { runMain } from '../test/support/main';
 import { arg } from './args';
-import { autocannon, type Load, type Result } from './autocannon';
+import { autocannon, type Load, type Result, wrk } from './autocannon';
 
 const run = promisify(execFile);
 
@@ -32,7 +32,9 @@ const run = promisify(execFile);
 const seconds = arg('seconds', 5);
 const connections = arg('connections', 50);
 
-const load = (l: Load): Promise<Result> => autocannon(l, { connections, seconds });
+// --wrk: GET routes through wrk (apt-get install wrk) instead of autocannon, as issue 33 measured.
+const useWrk = process.argv.includes('--wrk');
+const load = async (l: Load): Promise<Result> => (useWrk && (await wrk(l, { connections, seconds }))) || autocannon(l, { connections, seconds });
 
 /**
  * The same load through h2load (nghttp2's load generator, Debian's `nghttp2-client`, C, one
@@ -192,9 +194,10 @@ async function main(): Promise<void> {
   // ratio is against that adjacent floor.
   const rows: Array<{ route: string; floor: number } & Result> = [];
   const outboxes: Array<{ route: string } & Awaited<ReturnType<typeof drainOutbox>>> = [];
-  // --only <text>: just the routes whose name contains it (the floor always runs).
-  const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : '';
-  for (const [route, l] of routes.filter(([r], i) => i === 0 || r.includes(only))) {
+  // --only <text>[,<text>…]: just the routes whose name contains one of them (the floor always runs).
+  const only = (process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : '').split(',');
+  const picked = (r: string) => only.some((o) => r.includes(o));
+  for (const [route, l] of routes.filter(([r], i) => i === 0 || picked(r))) {
     process.stdout.write(`${route}... `);
     const f = route === routes[0][0] ? undefined : await load(routes[0][1]);
     const stack = route.includes('(S3)') ? s3 : local;
@@ -205,7 +208,7 @@ async function main(): Promise<void> {
     if (route.includes('upload/init')) outboxes.push({ route, ...(await drainOutbox(stack, (await videoCount(stack)) - before)) });
   }
   // Segments again, each against a bare Koa route sending the same bytes just before it.
-  const segRoutes = routes.filter(([r]) => r.includes('segment') && r.includes(only));
+  const segRoutes = routes.filter(([r]) => r.includes('segment') && picked(r));
   const segRows: Array<{ route: string; floor: number } & Result> = [];
   for (const [route, l] of segRoutes) {
     process.stdout.write(`${route} vs the same bytes from a bare Koa route... `);
@@ -249,7 +252,7 @@ async function main(): Promise<void> {
   console.log(`${Math.round(t.rps)} starts/s`);
 
   console.log('');
-  console.log(`autocannon: ${connections} connections, ${seconds} s a route; each ratio is against a /healthz run just before it`);
+  console.log(`${useWrk ? 'wrk (GET routes; autocannon for POSTs)' : 'autocannon'}: ${connections} connections, ${seconds} s a route; each ratio is against a /healthz run just before it`);
   console.log('| Route | req/s | p99 | /healthz just before | vs /healthz | non-2xx/errors |');
   console.log('|---|---:|---:|---:|---:|---:|');
   const n = (x: number) => Math.round(x).toLocaleString('en');
