@@ -1715,7 +1715,7 @@ export interface components {
             renditions: components["schemas"]["Rendition"][];
             /** @description SPEC §21: H.264 always; HEVC/AV1 add CMAF renditions to the master playlist and a DASH manifest */
             codecs: ("h264" | "hevc" | "av1")[];
-            /** @description `{cdn_url}/v/<id>/manifest.mpd` when the video has HEVC or AV1 renditions (404 until they are encoded) and is not encrypted; null otherwise */
+            /** @description `{cdn_url}/v/<id>/manifest.mpd` once the DASH manifest of its HEVC or AV1 renditions is published (not encrypted); null before and otherwise */
             dash_url: string | null;
             /** @description Only when failed */
             error_message?: string | null;
@@ -2387,7 +2387,7 @@ export interface components {
         };
         LiveStreamAnalytics: {
             live_stream_id: string;
-            /** @description Views with an event in the last `concurrent_window_seconds` that have not ended (players send a heartbeat every 10 s) */
+            /** @description Views with an event in the last `concurrent_window_seconds` that have not ended (players send a heartbeat every 10 s; WHEP viewers are counted by the API, which beats for them while the edge has the session) */
             concurrent_viewers: number;
             concurrent_window_seconds: number;
             /** @description Per minute: distinct views with an event in that minute (players send a heartbeat every 10 s). The last 24 hours of the range at most */
