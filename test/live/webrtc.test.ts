@@ -150,7 +150,11 @@ describe('live: WebRTC in (WHIP) and out (WHEP), LL-HLS, from Chromium', functio
         return h?.video?.width && h;
       }, 20_000);
       assert.equal(health.protocol, 'whip');
-      assert.deepEqual([health.video.codec.toLowerCase(), health.video.width, health.video.height], ['h264', 640, 360]);
+      // The camera is 640x360; a busy machine makes Chromium's WebRTC sender scale down (keeping
+      // the aspect ratio), so the measured size is checked for shape and bound, not to the pixel.
+      assert.equal(health.video.codec.toLowerCase(), 'h264');
+      assert.ok(health.video.width <= 640 && health.video.height <= 360 && health.video.width > 0, `${health.video.width}x${health.video.height}`);
+      assert.ok(Math.abs(health.video.width / health.video.height - 16 / 9) < 0.1, `${health.video.width}x${health.video.height} keeps 16:9`);
       assert.ok(health.bitrate_kbps > 0);
 
       // A second publisher on the live key is refused with 409.
