@@ -1,5 +1,6 @@
 import { BeaconBuffer } from '../lib/analytics/buffer';
 import { DailySalt } from '../lib/analytics/viewer';
+import { WhepViews } from '../lib/analytics/whep';
 import { KeyCache } from '../lib/keyCache';
 import { createLimiters, type Limiter } from '../lib/limits';
 import { BandwidthMeter } from '../lib/playback/bandwidth';
@@ -12,7 +13,7 @@ import type { BaseDeps } from './base';
 /**
  * The per-process state of the hot paths: key lookups cached with revocation pushed over
  * LISTEN/NOTIFY, limiters whose budgets every process shares, the CDN's access decisions and
- * small files, the video reads, the bandwidth meter, the workflow start outbox and the analytics beacon buffer. `close` flushes what is buffered (last_used_at, bandwidth) before exit.
+ * small files, the video reads, the bandwidth meter, the workflow start outbox, the analytics beacon buffer and the WHEP views' heartbeats. `close` flushes what is buffered (last_used_at, bandwidth) before exit.
  */
 export interface Hot {
   keys: KeyCache;
@@ -29,6 +30,8 @@ export interface Hot {
   /** Beacon requests per client address and minute (`ANALYTICS_BEACONS_PER_MINUTE`). */
   beaconLimit: Limiter;
   salt: DailySalt;
+  /** WHEP viewers' views, written by the API itself (a WHEP player may send no beacon). */
+  whep: WhepViews;
   close(): Promise<void>;
 }
 
@@ -49,6 +52,7 @@ export function createHot(d: BaseDeps): Hot {
   const a = config.analytics;
   const beacons = new BeaconBuffer(db, log, { flushMs: a.flushMs, flushRows: a.flushRows, maxRows: a.bufferMaxRows });
   const salt = new DailySalt(db);
+  const whep = new WhepViews({ config, db, log, beacons, salt });
   let closing: Promise<void> | undefined;
   return {
     keys,
@@ -62,8 +66,10 @@ export function createHot(d: BaseDeps): Hot {
     beacons,
     beaconLimit: limiters.beacons,
     salt,
+    whep,
     close() {
       closing ??= (async () => {
+        whep.close();
         await Promise.allSettled([meter.close(), keys.close(), limiters.close(), access.close(), files.close(), reads.close(), starts.close(), beacons.close()]);
       })();
       return closing;

@@ -17,6 +17,7 @@ import { openapiRoutes } from './openapi/routes';
 import { playbackRoutes } from './playback/routes';
 import { playerRoutes } from './player/routes';
 import { restrictionRoutes } from './restrictions/routes';
+import { indexByFirstSegment } from './routeIndex';
 import { sessionRoutes } from './session/routes';
 import { storageRoutes } from './storage/routes';
 import { tagRoutes } from './tags/routes';
@@ -32,19 +33,19 @@ import { webhookRoutes } from './webhooks/routes';
 export function publicRouter(deps: Deps): Router {
   const r = new Router();
   for (const mount of [healthRoutes, openapiRoutes, storageRoutes, tusRoutes, cdnRoutes, playerRoutes, dashboardRoutes, beaconRoutes, sdkRoutes]) mount(r, deps);
-  return r;
+  return indexByFirstSegment(r);
 }
 
 /** Everything behind an API key. One resource, one folder. */
 export function apiRouter(deps: Deps): Router {
   const r = new Router();
   for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes, audioTrackRoutes, restrictionRoutes, encodingRoutes, liveRoutes, analyticsRoutes]) mount(r, deps);
-  return r;
+  return indexByFirstSegment(r);
 }
 
 /** The dashboard's sign-in, sign-out, who-am-I and workspace switch (SPEC §15); cookie, no key. */
 export function sessionRouter(deps: Deps): Router {
   const r = new Router();
   sessionRoutes(r, deps);
-  return r;
+  return indexByFirstSegment(r);
 }

@@ -24,7 +24,7 @@ import { freePort } from '../test/support/services';
 import { startStack, type Stack } from '../test/support/stack';
 import { runMain } from '../test/support/main';
 import { arg } from './args';
-import { autocannon, type Load, type Result } from './autocannon';
+import { autocannon, type Load, type Result, wrk } from './autocannon';
 
 const run = promisify(execFile);
 
@@ -32,7 +32,9 @@ const run = promisify(execFile);
 const seconds = arg('seconds', 5);
 const connections = arg('connections', 50);
 
-const load = (l: Load): Promise<Result> => autocannon(l, { connections, seconds });
+// --wrk: GET routes through wrk (apt-get install wrk) instead of autocannon, as issue 33 measured.
+const useWrk = process.argv.includes('--wrk');
+const load = async (l: Load): Promise<Result> => (useWrk && (await wrk(l, { connections, seconds }))) || autocannon(l, { connections, seconds });
 
 /**
  * The same load through h2load (nghttp2's load generator, Debian's `nghttp2-client`, C, one
@@ -95,11 +97,25 @@ async function temporalStarts(temporal: Client): Promise<{ rps: number; meanMs: 
 }
 
 /** The stack's configuration in a process of its own on a fresh port. */
-async function apiProcess(stack: Stack, env: Record<string, string>, nodeArgs: string[] = []): Promise<{ url: string; cdn: string; player: string; kill: () => Promise<void> }> {
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc (Linux), or NaN. Its change
+ * over a run divided by the requests served is the route's CPU per request: unlike req/s it does
+ * not move with what else the machine's cores are doing, so it compares routes on a shared box.
+ */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
+}
+
+async function apiProcess(stack: Stack, env: Record<string, string>, nodeArgs: string[] = []): Promise<{ url: string; cdn: string; player: string; pid: number; kill: () => Promise<void> }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const api = await spawnApi({ ...stack.env, ...env, PORT: String(port), PUBLIC_BASE_URL: base }, nodeArgs);
-  return { url: base, cdn: `${base}/cdn`, player: `${base}/player`, kill: () => api.kill() };
+  return { url: base, cdn: `${base}/cdn`, player: `${base}/player`, pid: api.pid, kill: () => api.kill() };
 }
 
 // A bare Koa app answering every GET with one buffer from memory: the floor for a response of a
@@ -190,22 +206,30 @@ async function main(): Promise<void> {
   ];
   // The machine is shared: each route is measured right after its own /healthz run, and its
   // ratio is against that adjacent floor.
-  const rows: Array<{ route: string; floor: number } & Result> = [];
+  const rows: Array<{ route: string; floor: number; cpuUs: number; floorCpuUs: number } & Result> = [];
+  // The measured process's CPU per request over a run (µs), beside req/s (cpuSeconds above).
+  const measured = async (l: Load, pid: number): Promise<Result & { cpuUs: number }> => {
+    const c0 = cpuSeconds(pid);
+    const r = await load(l);
+    return { ...r, cpuUs: ((cpuSeconds(pid) - c0) * 1e6) / Math.max(1, r.rps * seconds) };
+  };
   const outboxes: Array<{ route: string } & Awaited<ReturnType<typeof drainOutbox>>> = [];
-  // --only <text>: just the routes whose name contains it (the floor always runs).
-  const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : '';
-  for (const [route, l] of routes.filter(([r], i) => i === 0 || r.includes(only))) {
+  // --only <text>[,<text>…]: just the routes whose name contains one of them (the floor always runs).
+  const only = (process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : '').split(',');
+  const picked = (r: string) => only.some((o) => r.includes(o));
+  for (const [route, l] of routes.filter(([r], i) => i === 0 || picked(r))) {
     process.stdout.write(`${route}... `);
-    const f = route === routes[0][0] ? undefined : await load(routes[0][1]);
+    const pid = route.includes('(S3)') ? api3.pid : api.pid;
+    const f = route === routes[0][0] ? undefined : await measured({ url: routes[0][1].url.replace(api.url, route.includes('(S3)') ? api3.url : api.url) }, pid);
     const stack = route.includes('(S3)') ? s3 : local;
     const before = route.includes('upload/init') ? await videoCount(stack) : 0;
-    const r = await load(l);
-    console.log(`${Math.round(r.rps)} req/s${f ? ` (floor ${Math.round(f.rps)})` : ''}`);
-    rows.push({ route, floor: f?.rps ?? r.rps, ...r });
+    const r = await measured(l, pid);
+    console.log(`${Math.round(r.rps)} req/s${f ? ` (floor ${Math.round(f.rps)})` : ''}, ${Math.round(r.cpuUs)} µs CPU a request${f ? ` (floor ${Math.round(f.cpuUs)})` : ''}`);
+    rows.push({ route, floor: f?.rps ?? r.rps, floorCpuUs: f?.cpuUs ?? r.cpuUs, ...r });
     if (route.includes('upload/init')) outboxes.push({ route, ...(await drainOutbox(stack, (await videoCount(stack)) - before)) });
   }
   // Segments again, each against a bare Koa route sending the same bytes just before it.
-  const segRoutes = routes.filter(([r]) => r.includes('segment') && r.includes(only));
+  const segRoutes = routes.filter(([r]) => r.includes('segment') && picked(r));
   const segRows: Array<{ route: string; floor: number } & Result> = [];
   for (const [route, l] of segRoutes) {
     process.stdout.write(`${route} vs the same bytes from a bare Koa route... `);
@@ -249,12 +273,13 @@ async function main(): Promise<void> {
   console.log(`${Math.round(t.rps)} starts/s`);
 
   console.log('');
-  console.log(`autocannon: ${connections} connections, ${seconds} s a route; each ratio is against a /healthz run just before it`);
-  console.log('| Route | req/s | p99 | /healthz just before | vs /healthz | non-2xx/errors |');
-  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log(`${useWrk ? 'wrk (GET routes; autocannon for POSTs)' : 'autocannon'}: ${connections} connections, ${seconds} s a route; each ratio is against a /healthz run just before it`);
+  console.log('(CPU a request: the API process\'s user + system time over the run / requests; "CPU vs /healthz" is /healthz\'s CPU a request over the route\'s, the ratio a saturated core would give)');
+  console.log('| Route | req/s | p99 | /healthz just before | vs /healthz | CPU a request | CPU vs /healthz | non-2xx/errors |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   const n = (x: number) => Math.round(x).toLocaleString('en');
   for (const r of rows) {
-    console.log(`| ${r.route} | ${n(r.rps)} | ${r.p99} ms | ${n(r.floor)} | ${(r.rps / r.floor).toFixed(2)}x | ${r.non2xx}/${r.errors} |`);
+    console.log(`| ${r.route} | ${n(r.rps)} | ${r.p99} ms | ${n(r.floor)} | ${(r.rps / r.floor).toFixed(2)}x | ${Math.round(r.cpuUs)} µs | ${(r.floorCpuUs / r.cpuUs).toFixed(2)}x | ${r.non2xx}/${r.errors} |`);
   }
   if (segRows.length) {
     console.log('');

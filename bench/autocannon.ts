@@ -33,3 +33,29 @@ export async function autocannon(l: Load, o: { connections: number; seconds: num
   const { stdout } = await run(process.execPath, ['-e', LOADER, JSON.stringify(opts)], { cwd: path.join(__dirname, '..'), maxBuffer: 1 << 20 });
   return JSON.parse(stdout.trim().split('\n').pop()!);
 }
+
+/**
+ * The same load through wrk (Debian's `wrk`, C, one thread here), the harness issue 33's figures
+ * were taken with: its own cost per request is lower than autocannon's, so the ratios are the
+ * server's more than the load generator's. Undefined when wrk is not installed.
+ */
+export async function wrk(l: Load, o: { connections: number; seconds: number }): Promise<Result | undefined> {
+  if (l.method && l.method !== 'GET') return undefined;
+  const headers = Object.entries(l.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+  try {
+    const { stdout } = await run('wrk', ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--latency', ...headers, l.url], { maxBuffer: 1 << 20 });
+    const p99 = /^\s+99%\s+([\d.]+)(us|ms|s)\b/m.exec(stdout);
+    const ms = p99 ? Number(p99[1]) * ({ us: 0.001, ms: 1, s: 1000 } as const)[p99[2] as 'us' | 'ms' | 's'] : NaN;
+    const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0);
+    const errs = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
+    return {
+      rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]),
+      p99: Math.round(ms * 10) / 10,
+      non2xx,
+      errors: errs ? errs.slice(1).reduce((n, x) => n + Number(x), 0) : 0,
+    };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}

@@ -8,13 +8,13 @@ import { createTemporalClient } from '../lib/temporal';
 import { videoWorkflowId } from '../workflows/video/defs';
 import { workflowsPath } from '../workers/workers';
 
-const USAGE = `usage: npm run replay -- <vid_… | video uuid | workflow id> [--workflows <file>]
+const USAGE = `usage: npm run replay -- <vid_… | video uuid | workflow id>… [--workflows <file>]
 
-Fetches the workflow's history from Temporal (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE) and replays
-it on the workflow code of this checkout (or --workflows <file>). Exit 0: it replays; exit 1: it
-does not (nondeterminism or another failure), with the reason.`;
+Fetches each workflow's history from Temporal (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE) and replays
+it on the workflow code of this checkout (or --workflows <file>), bundled once for all of them.
+Exit 0: every one replays; exit 1: one does not (nondeterminism or another failure), with the reason.`;
 
-function parseArgs(argv: string[]): { id: string; workflows: string } {
+function parseArgs(argv: string[]): { ids: string[]; workflows: string } {
   let workflows = workflowsPath;
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -22,8 +22,8 @@ function parseArgs(argv: string[]): { id: string; workflows: string } {
     else if (argv[i] === '-h' || argv[i] === '--help') throw new Error(USAGE);
     else rest.push(argv[i]);
   }
-  if (rest.length !== 1) throw new Error(USAGE);
-  return { id: rest[0], workflows };
+  if (rest.length === 0) throw new Error(USAGE);
+  return { ids: rest, workflows };
 }
 
 /** A video id in either form means its entity workflow; anything else is a workflow id. */
@@ -51,7 +51,7 @@ async function allRuns(client: Client, workflowId: string): Promise<History[]> {
 }
 
 async function main(): Promise<number> {
-  let args: { id: string; workflows: string };
+  let args: { ids: string[]; workflows: string };
   try {
     args = parseArgs(process.argv.slice(2));
   } catch (err) {
@@ -61,23 +61,29 @@ async function main(): Promise<number> {
   // Core would print the nondeterminism as a WARN as well; this tool reports it once, below.
   Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } } });
   const config = loadConfig();
-  const workflowId = workflowIdFor(args.id);
   const client = createTemporalClient(config);
+  const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never;
+  // Bundling is most of a replay's time: once, whatever the number of workflows.
+  let bundle: ReturnType<typeof bundleWorkflowCode> | undefined;
+  let code = 0;
   try {
-    const runs = await allRuns(client, workflowId);
-    const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never;
-    const workflowBundle = await bundleWorkflowCode({ workflowsPath: args.workflows, logger: quiet });
-    for (const history of runs) await Worker.runReplayHistory({ workflowBundle }, history, workflowId);
-    const events = runs.reduce((n, h) => n + (h.events?.length ?? 0), 0);
-    console.log(`ok: ${workflowId} replays on ${path.relative(process.cwd(), args.workflows) || args.workflows} (${runs.length} run(s), ${events} events)`);
-    return 0;
-  } catch (err) {
-    if (err instanceof DeterminismViolationError) {
-      console.error(`NONDETERMINISM: ${workflowId} does not replay on this code:\n  ${err.message}`);
-    } else {
-      console.error(`FAILED: ${workflowId}: ${(err as Error).message}`);
+    for (const workflowId of args.ids.map(workflowIdFor)) {
+      try {
+        const runs = await allRuns(client, workflowId);
+        const workflowBundle = await (bundle ??= bundleWorkflowCode({ workflowsPath: args.workflows, logger: quiet }));
+        for (const history of runs) await Worker.runReplayHistory({ workflowBundle }, history, workflowId);
+        const events = runs.reduce((n, h) => n + (h.events?.length ?? 0), 0);
+        console.log(`ok: ${workflowId} replays on ${path.relative(process.cwd(), args.workflows) || args.workflows} (${runs.length} run(s), ${events} events)`);
+      } catch (err) {
+        if (err instanceof DeterminismViolationError) {
+          console.error(`NONDETERMINISM: ${workflowId} does not replay on this code:\n  ${err.message}`);
+        } else {
+          console.error(`FAILED: ${workflowId}: ${(err as Error).message}`);
+        }
+        code = 1;
+      }
     }
-    return 1;
+    return code;
   } finally {
     await client.connection.close().catch(() => undefined);
   }

@@ -68,7 +68,7 @@ export const videoAnalytics = z
 export const liveStreamAnalytics = z
   .object({
     live_stream_id: z.string(),
-    concurrent_viewers: n.int().meta({ description: 'Views with an event in the last `concurrent_window_seconds` that have not ended (players send a heartbeat every 10 s)' }),
+    concurrent_viewers: n.int().meta({ description: 'Views with an event in the last `concurrent_window_seconds` that have not ended (players send a heartbeat every 10 s; WHEP viewers are counted by the API, which beats for them while the edge has the session)' }),
     concurrent_window_seconds: n.int(),
     concurrent_series: z
       .array(z.object({ t: z.iso.datetime(), concurrent_viewers: n.int() }))

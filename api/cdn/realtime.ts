@@ -6,6 +6,7 @@
 //   The key never appears in a URL: the session resource is named by the edge's session id.
 // - WHEP `{cdn_url}/live/<ls_id|token>/whep`: `POST` a recvonly offer after the same visibility,
 //   token and restriction checks as the HLS playlists → 201 + `Location: …/whep/<session>`; `DELETE`.
+//   Each WHEP session is a view in the live stream's analytics (lib/analytics/whep.ts).
 // Refusals keep stable codes whatever the edge's wording; an edge that is down is a 503.
 import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
@@ -16,6 +17,7 @@ import { mountPath } from '../../lib/playback/urls';
 import { verifyPlaybackToken } from '../../lib/playback/tokens';
 import type { Deps } from '../deps';
 import { ApiError, notFound, tooLarge, unavailable } from '../errors';
+import { clientAddress } from '../middleware/client';
 import { REALTIME_EXPOSE_HEADERS } from './files';
 import { liveBroadcastResolver } from './live';
 
@@ -75,7 +77,7 @@ function refusal(a: EdgeAnswer, codes: Record<number, [string, string]>): ApiErr
 }
 
 /** The 201 answer of WHIP/WHEP: the SDP, the session resource under `publicBase`, ETag and Link passed on. */
-function created(ctx: ParameterizedContext, a: EdgeAnswer, publicBase: string): void {
+function created(ctx: ParameterizedContext, a: EdgeAnswer, publicBase: string): string {
   const session = (a.headers.get('location') ?? '').split('/').filter(Boolean).pop() ?? '';
   if (!SESSION_RE.test(session)) throw new ApiError(502, 'live_edge_error', 'The live edge gave no session resource');
   ctx.status = 201;
@@ -86,6 +88,7 @@ function created(ctx: ParameterizedContext, a: EdgeAnswer, publicBase: string): 
   }
   ctx.type = 'application/sdp';
   ctx.body = a.text;
+  return session;
 }
 
 const WHIP_CODES: Record<number, [string, string]> = {
@@ -154,7 +157,11 @@ export function realtimeCdnRoutes(r: Router, deps: Deps): void {
     const sdp = await readSdp(ctx, 'application/sdp');
     const a = await ask(deps, 'POST', `/whep/${b.liveStreamId}`, { body: sdp, contentType: 'application/sdp' });
     if (a.status !== 201) throw refusal(a, WHEP_CODES);
-    created(ctx, a, `${config.cdnUrl}/live/${ctx.params.subject}/whep`);
+    const session = created(ctx, a, `${config.cdnUrl}/live/${ctx.params.subject}/whep`);
+    // Counted here (docs/analytics.md): a WHEP player may send no beacon. The address is hashed, never stored.
+    await deps.hot.whep.start(b.liveStreamId, b.workspaceId, session, { address: clientAddress(ctx), userAgent: ctx.get('user-agent') }).catch((err) => {
+      deps.log.warn({ err }, 'WHEP view not recorded');
+    });
   });
 
   // Ending a viewer's session needs no new judgement: the session id is the edge's secret.
@@ -170,6 +177,7 @@ export function realtimeCdnRoutes(r: Router, deps: Deps): void {
     if (!id) throw notFound('WHEP session');
     const a = await ask(deps, 'DELETE', `/whep/${id}/${ctx.params.session}`);
     if (a.status >= 300) throw refusal(a, WHEP_CODES);
+    deps.hot.whep.end(id, ctx.params.session);
     ctx.status = 200;
     ctx.body = '';
   });

@@ -40,7 +40,7 @@ async function readVideoState(deps: Deps, row: VideoRow | VideoWithRelations) {
 
 export function videoRoutes(r: Router, deps: Deps): void {
   // Both reads go through the per-process read cache (lib/videos/readCache.ts): the stored value
-  // is the JSON text, so a hit is neither a query nor a serialization.
+  // is the JSON as bytes, so a hit is neither a query, a serialization nor a UTF-8 encoding.
   r.get('/videos', async (ctx) => {
     const params = parseQuery(ctx, listQuery);
     const ws = auth(ctx).workspaceId;
@@ -55,7 +55,7 @@ export function videoRoutes(r: Router, deps: Deps): void {
         has_more: hasMore,
         next_cursor: hasMore && last ? encodeCursor(last.created_at_text, last.id) : null,
       };
-      return { body: JSON.stringify(body), cache: true };
+      return { body: Buffer.from(JSON.stringify(body)), cache: true };
     });
   });
 
@@ -67,7 +67,7 @@ export function videoRoutes(r: Router, deps: Deps): void {
       const row = await findVideoRead(ctx, deps, uuid);
       const { body, working } = await readVideoState(deps, row);
       // A video still being processed reads its workflow's live state: never cached.
-      return { body: JSON.stringify(body), cache: !working };
+      return { body: Buffer.from(JSON.stringify(body)), cache: !working };
     });
   });
 

@@ -17,6 +17,9 @@ interface Entry {
   workspaceId?: string;
   /** The answer once it is in and still current (only `ok` answers): what `peek` returns. */
   settled?: PlaybackAccess;
+  /** While the lookup runs: a notification named its video (drop the answer), or these workspaces. */
+  stale?: boolean;
+  notifiedWorkspaces?: string[];
 }
 
 const entryKey = (ref: { id?: string; token?: string }) => `${ref.id ?? ''}|${ref.token ?? ''}`;
@@ -44,6 +47,9 @@ const MAX_ENTRIES = 20_000;
  */
 export class AccessCache {
   private entries = new Map<string, Entry>();
+  /** Lookups not yet settled, which notifications arriving meanwhile may make stale. */
+  private readonly resolving = new Set<Entry>();
+  /** Bumped when LISTEN was reset: whatever was in flight may have missed a notification. */
   private epoch = 0;
   private readonly listener: Listener | undefined;
 
@@ -67,16 +73,24 @@ export class AccessCache {
     const epoch = this.epoch;
     const entry: Entry = { access: resolvePlayback(this.db, this.playback, ref), expiresAt: now + this.ttlMs, uuid: subjectUuid(ref) };
     this.entries.set(key, entry);
+    this.resolving.add(entry);
     if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
     const drop = () => this.entries.get(key) === entry && this.entries.delete(key);
     entry.access.then((a) => {
-      // A change notified while the lookup ran may not be in its answer.
-      if (epoch !== this.epoch) return drop();
+      this.resolving.delete(entry);
+      // A change notified while the lookup ran may not be in its answer: one naming this video,
+      // or (known only now) its workspace, or a reset. Changes to other videos do not matter.
+      if (epoch !== this.epoch || entry.stale) return drop();
+      // (A refusal does not say its workspace: any workspace notified drops it, as before.)
+      if (entry.notifiedWorkspaces && (a.kind !== 'ok' || entry.notifiedWorkspaces.includes(a.video.workspace_id))) return drop();
       if (a.kind !== 'ok') return;
       entry.workspaceId = a.video.workspace_id;
       if (a.grant) entry.expiresAt = Math.min(entry.expiresAt, a.grant.expiresAt.getTime());
       entry.settled = a;
-    }, drop);
+    }, () => {
+      this.resolving.delete(entry);
+      drop();
+    });
     return entry.access;
   }
 
@@ -89,11 +103,17 @@ export class AccessCache {
 
   /** `video:<uuid>` or `ws:<workspace id>`. */
   private invalidate(payload: string): void {
-    this.epoch++;
     const i = payload.indexOf(':');
     const [kind, value] = [payload.slice(0, i), payload.slice(i + 1)];
-    // Entries still resolving are dropped by the epoch check when they settle.
     for (const [k, e] of this.entries) if ((kind === 'video' && e.uuid === value) || (kind === 'ws' && e.workspaceId === value)) this.entries.delete(k);
+    // Lookups still running are judged when they settle (their workspace is not known before):
+    // only a change to their own video or workspace drops their answer. (A global epoch dropped
+    // every answer in flight whenever any video anywhere changed, e.g. each bandwidth flush.)
+    for (const e of this.resolving) {
+      if (kind === 'video') e.stale ||= e.uuid === value;
+      else if (kind !== 'ws' || (e.notifiedWorkspaces?.length ?? 0) >= 64) e.stale = true; // a slow lookup under a flood: just drop it
+      else (e.notifiedWorkspaces ??= []).push(value);
+    }
   }
 
   private clear(): void {

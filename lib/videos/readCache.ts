@@ -5,7 +5,8 @@ import { listen, type Listener } from '../pg/listen';
 export const READS_CHANNEL = 'vidhost_reads';
 
 interface Entry {
-  body: Promise<string | undefined>;
+  /** The answer's bytes: a hit is written as it is, with no UTF-8 encoding per request. */
+  body: Promise<Buffer | undefined>;
   expiresAt: number;
   ws: string;
   /** The video this entry shows, or null for a list page (any change in the workspace drops it). */
@@ -42,7 +43,7 @@ export class ReadCache {
    * The cached body for (`ws`, `key`), or `load`'s. `load` says `cache: false` for what must not be
    * kept (a video still processing, whose state comes from its workflow).
    */
-  async get(ws: string, video: string | null, key: string, load: () => Promise<{ body: string; cache: boolean }>): Promise<string> {
+  async get(ws: string, video: string | null, key: string, load: () => Promise<{ body: Buffer; cache: boolean }>): Promise<Buffer> {
     if (!this.listener?.connected) return (await load()).body;
     const k = `${ws}|${key}`;
     const now = Date.now();
@@ -63,7 +64,7 @@ export class ReadCache {
       const r = await loading;
       // Only an entry still in the map is counted (eviction or expiry may have taken it meanwhile).
       if (this.entries.get(k) === entry) {
-        if (r.cache && this.epochOf(ws) === epoch) this.account(k, entry, r.body.length * 2);
+        if (r.cache && this.epochOf(ws) === epoch) this.account(k, entry, r.body.length);
         else this.remove(k);
       }
       return r.body;

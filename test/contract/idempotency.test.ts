@@ -9,9 +9,10 @@ describe('Idempotency-Key (SPEC §16)', function () {
   this.timeout(180_000);
   let s: Stack;
 
-  // Orchestration only: a completed upload stays `processing`, so /upload/confirm keeps waiting.
+  // Orchestration only: a completed upload stays `processing`, so /upload/confirm keeps waiting:
+  // the whole CONFIRM_WAIT_MS, which only has to outlast one request sent meanwhile (was 15 s).
   before(async () => {
-    s = await startStack({ workers: ['workflow'], env: { CONFIRM_WAIT_MS: '15000' } });
+    s = await startStack({ workers: ['workflow'], env: { CONFIRM_WAIT_MS: '6000' } });
   });
 
   const init = (filename: string) => ({ filename, size: 1000, content_type: 'video/mp4' });

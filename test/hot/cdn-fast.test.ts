@@ -23,6 +23,21 @@ describe('hot: CDN segments answered before Koa', function () {
   let resolves = 0;
   const seg = (v: Video) => `/cdn/v/${v.id}/${v.rung}/seg_00000.ts`;
   const get = (path: string, headers: Record<string, string> = {}) => request(s.url).get(path).set(headers).buffer(true).parse(binary);
+  /**
+   * `send` until its answer skips Koa (no decision asked), at most 5 tries, after a request that
+   * filled the caches. A change notified for this video or workspace between two requests rightly
+   * sends the next through Koa (which fills the caches again), so one such answer is tolerated;
+   * fails when none skipped Koa. (A change anywhere else no longer drops a decision:
+   * test/hot/access-cache.test.ts.)
+   */
+  async function skipsKoa<T>(send: () => Promise<T>): Promise<T> {
+    for (let i = 0; i < 5; i++) {
+      const before = resolves;
+      const answer = await send();
+      if (resolves === before) return answer;
+    }
+    assert.fail('5 answers in a row went through the Koa route: the fast path did not answer');
+  }
 
   before(async function () {
     this.timeout(240_000);
@@ -44,11 +59,11 @@ describe('hot: CDN segments answered before Koa', function () {
   });
 
   it('the second GET skips Koa and answers the same headers and bytes', async () => {
+    const before = resolves;
     const first = await get(seg(pub)); // through Koa: fills the access and file caches
     assert.equal(first.status, 200);
-    const before = resolves;
-    const second = await get(seg(pub));
-    assert.equal(resolves, before, 'the second answer did not go through the Koa route');
+    assert.equal(resolves, before + 1, 'the first answer went through the Koa route');
+    const second = await skipsKoa(() => get(seg(pub)));
     assert.equal(second.status, 200);
     assert.ok(second.body.equals(first.body), 'the same bytes');
     const headers = (r: request.Response) => Object.fromEntries(Object.entries(r.headers).filter(([k]) => k !== 'x-request-id' && k !== 'date'));
@@ -60,14 +75,15 @@ describe('hot: CDN segments answered before Koa', function () {
 
   it('counts each answer in the request metrics and the bandwidth meter', async () => {
     await get(seg(pub));
-    const [gets, pending] = [await cdnGets(s), s.app.hot.meter.pending(s.ws.id, monthOf())];
-    const before = resolves;
-    const answers = await Promise.all([1, 2, 3].map(() => get(seg(pub))));
-    assert.equal(resolves, before, 'all three skipped Koa');
-    const bytes = answers.reduce((n, r) => n + r.body.length, 0);
-    assert.equal(bytes, 3 * answers[0].body.length);
-    assert.equal(await cdnGets(s), gets + 3);
-    assert.equal(s.app.hot.meter.pending(s.ws.id, monthOf()), pending + bytes);
+    // Counted alike through Koa or not; the three of one try all skip Koa.
+    await skipsKoa(async () => {
+      const [gets, pending] = [await cdnGets(s), s.app.hot.meter.pending(s.ws.id, monthOf())];
+      const answers = await Promise.all([1, 2, 3].map(() => get(seg(pub))));
+      const bytes = answers.reduce((n, r) => n + r.body.length, 0);
+      assert.equal(bytes, 3 * answers[0].body.length);
+      assert.equal(await cdnGets(s), gets + 3);
+      assert.equal(s.app.hot.meter.pending(s.ws.id, monthOf()), pending + bytes);
+    });
   });
 
   it('ranged, conditional and HEAD requests, and token URLs not yet decided, go through Koa', async () => {
@@ -90,16 +106,12 @@ describe('hot: CDN segments answered before Koa', function () {
     const { body } = await s.get(`/v1/playback/${priv.id}`);
     const tokenSeg = body.hls_url.replace(/master\.m3u8$/, `${priv.rung}/seg_00000.ts`);
     assert.equal((await request(tokenSeg).get('')).status, 200);
-    const afterToken = resolves;
-    assert.equal((await request(tokenSeg).get('')).status, 200);
-    assert.equal(resolves, afterToken);
+    assert.equal((await skipsKoa(() => request(tokenSeg).get(''))).status, 200);
   });
 
   it('a video made private stops playing by id at once, also on the fast path', async () => {
     assert.equal((await get(seg(pub))).status, 200);
-    const before = resolves;
-    assert.equal((await get(seg(pub))).status, 200);
-    assert.equal(resolves, before, 'fast before the change');
+    assert.equal((await skipsKoa(() => get(seg(pub)))).status, 200, 'fast before the change');
     await s.patch(`/v1/videos/${pub.id}`, { visibility: 'private' }).expect(200);
     const t0 = Date.now();
     let status = 200;

@@ -61,9 +61,13 @@ export async function assertNotFramed(browser: Browser, otherSite: string, embed
     const statuses: number[] = [];
     page.on('response', (r) => r.url().startsWith(embed) && statuses.push(r.status()));
     try {
+      const answered = page.waitForResponse((r) => r.url().startsWith(embed));
+      // goto waits for the page's load event, which waits for its frame's document (or the error
+      // page the browser puts there when frame-ancestors refuses it); the player page is server-
+      // rendered (its <body data-state> and <video> are in the HTML), so nothing is left to wait for.
       await page.goto(`${otherSite}/?src=${encodeURIComponent(embed)}${stripped ? '&noreferrer=1' : ''}`);
       const frame = await iframeOf(page);
-      await page.waitForTimeout(1500);
+      await answered;
       // Without a Referer the server has nothing to refuse (allow_no_referrer): the page is
       // sent, and only the browser's frame-ancestors check keeps it out of the frame.
       assert.deepEqual(statuses, [stripped ? 200 : 403], `${embed} framed by ${otherSite}${stripped ? ' without a Referer' : ''}`);

@@ -38,11 +38,10 @@ describe('bin/replay', function () {
 
   it('replays a live video history on the current code (by vid_ id or workflow id)', async () => {
     const uuid = (await s.get(`/v1/videos/${id}`)).body.uuid as string;
-    for (const arg of [id, `video-${uuid}`]) {
-      const r = await replay(s, arg);
-      assert.equal(r.code, 0, r.out);
-      assert.match(r.out, new RegExp(`ok: video-${uuid} replays`));
-    }
+    // Both forms in one run (the code is bundled once): each is reported.
+    const r = await replay(s, id, `video-${uuid}`);
+    assert.equal(r.code, 0, r.out);
+    assert.equal(r.out.match(new RegExp(`ok: video-${uuid} replays`, 'g'))?.length, 2, r.out);
   });
 
   it('reports a non-deterministic change and exits 1', async () => {

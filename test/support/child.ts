@@ -64,7 +64,7 @@ export function spawnWorker(env: Record<string, string>, roles = 'transcode'): P
 }
 
 /** An API server in its own process on `env.PORT`, as a second machine behind a proxy would run it; resolves once /healthz answers. */
-export async function spawnApi(env: Record<string, string>, nodeArgs: string[] = []): Promise<{ url: string; output: () => string; kill: (signal?: NodeJS.Signals) => Promise<void> }> {
+export async function spawnApi(env: Record<string, string>, nodeArgs: string[] = []): Promise<{ url: string; pid: number; output: () => string; kill: (signal?: NodeJS.Signals) => Promise<void> }> {
   const proc = spawnGroup(`api-${env.PORT}`, 'api/server.ts', { API_METRICS_PORT: '0', ...env, HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL === 'silent' ? 'warn' : (env.LOG_LEVEL ?? 'warn') }, nodeArgs);
   const url = `http://127.0.0.1:${env.PORT}`;
   const kill = (signal: NodeJS.Signals = 'SIGTERM') => proc.kill(signal);
@@ -79,5 +79,5 @@ export async function spawnApi(env: Record<string, string>, nodeArgs: string[] =
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url, output: proc.output, kill };
+  return { url, pid: proc.child.pid!, output: proc.output, kill };
 }

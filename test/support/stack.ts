@@ -134,7 +134,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
   const roles = opts.workers ?? ['workflow', 'transcode'];
   const w = roles.length
-    ? await createWorkers({ config, db, storage, log }, roles, { connection: temporalTest.nativeConnection, workflowBundle: await workflowBundle() })
+    ? await createWorkers({ config, db, storage, log }, roles, { connection: temporalTest.nativeConnection, workflowBundle: await workflowBundle(), workflowsInMainThread: true })
     : undefined;
   const running = w ? w.workers.map((wk) => wk.run()) : [];
 

@@ -18,11 +18,7 @@ class TimingReporter extends reporters.Spec {
       const file = fileOf(suite);
       if (file && suite.parent && suite.parent.root && !started.has(file)) started.set(file, Date.now());
     });
-    runner.on(EVENT_SUITE_END, (suite) => {
-      const file = fileOf(suite);
-      if (file && suite.parent && suite.parent.root && started.has(file)) times.set(file, Date.now() - started.get(file));
-    });
-    runner.once(EVENT_RUN_END, () => {
+    const write = () => {
       const sorted = [...times.entries()].sort((a, b) => b[1] - a[1]);
       try {
         fs.mkdirSync('test-output', { recursive: true });
@@ -30,6 +26,18 @@ class TimingReporter extends reporters.Spec {
       } catch {
         // the report is a convenience; a read-only tree must not fail the run
       }
+      return sorted;
+    };
+    runner.on(EVENT_SUITE_END, (suite) => {
+      const file = fileOf(suite);
+      if (file && suite.parent && suite.parent.root && started.has(file)) {
+        times.set(file, Date.now() - started.get(file));
+        // Written as each file ends, so an interrupted or still running suite says where its time went.
+        write();
+      }
+    });
+    runner.once(EVENT_RUN_END, () => {
+      const sorted = write();
       if (sorted.length > 1) {
         const top = sorted.slice(0, 10).map(([f, ms]) => `    ${(ms / 1000).toFixed(0).padStart(4)}s  ${f}`);
         process.stdout.write(`\n  slowest files (test-output/file-times.json):\n${top.join('\n')}\n`);

@@ -2387,7 +2387,7 @@ export interface components {
         };
         LiveStreamAnalytics: {
             live_stream_id: string;
-            /** @description Views with an event in the last `concurrent_window_seconds` that have not ended (players send a heartbeat every 10 s) */
+            /** @description Views with an event in the last `concurrent_window_seconds` that have not ended (players send a heartbeat every 10 s; WHEP viewers are counted by the API, which beats for them while the edge has the session) */
             concurrent_viewers: number;
             concurrent_window_seconds: number;
             /** @description Per minute: distinct views with an event in that minute (players send a heartbeat every 10 s). The last 24 hours of the range at most */
