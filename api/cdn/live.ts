@@ -13,14 +13,15 @@ import { parseId } from '../../lib/ids';
 import { livePlaylist, masterPlaylist, measuredBandwidth, type SegmentRow } from '../../lib/live/playlists';
 import { mountPath } from '../../lib/playback/urls';
 import { liveRestriction, liveRestrictionColumn } from '../../lib/live/restriction';
-import { type PlaybackGrant, verifyPlaybackToken } from '../../lib/playback/tokens';
+import { verifyPlaybackToken } from '../../lib/playback/tokens';
 import { encryptedSegment, restrictedCacheControl, rungRefusal, viewerRefusal } from '../../lib/protection/enforce';
 import { encryptedMediaPlaylist, rungShortSide } from '../../lib/protection/hls';
 import { videoContentKey } from '../../lib/protection/keys';
-import { type Restriction, selfOriginsOf } from '../../lib/protection/restriction';
+import { selfOriginsOf } from '../../lib/protection/restriction';
 import { keys } from '../../lib/storage';
 import type { Deps } from '../deps';
 import { forbidden, notFound } from '../errors';
+import type { Broadcast } from './broadcast';
 import { CDN_EXPOSE_HEADERS, REALTIME_EXPOSE_HEADERS } from './files';
 import { lowLatencyCdnRoutes, lowLatencyMaster } from './lowlatency';
 import { readWhole, viewerOf } from './protected';
@@ -28,19 +29,6 @@ import { readWhole, viewerOf } from './protected';
 const PLAYLIST = 'application/vnd.apple.mpegurl';
 const RUNG_RE = /^(?:[1-9][0-9]{1,4}p|source)$/;
 const SEG_RE = /^seg_[0-9]{6}\.ts$/;
-
-export interface Broadcast {
-  liveStreamId: string;
-  latencyMode: 'standard' | 'low';
-  workspaceId: string;
-  videoId: string;
-  windowSeconds: number;
-  targetFloor: number;
-  restriction: Restriction | null;
-  grant: PlaybackGrant | null;
-  /** The recording is `aes-128`: its key encrypts the live segments too. */
-  encrypted: boolean;
-}
 
 /**
  * Who may watch a broadcast (SPEC §17, §20), shared by its HLS, LL-HLS and WHEP routes:

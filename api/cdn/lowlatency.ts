@@ -12,7 +12,7 @@ import { edgeRequest, edgeStream, EdgeUnreachable } from '../../lib/live/edge';
 import { restrictedCacheControl } from '../../lib/protection/enforce';
 import type { Deps } from '../deps';
 import { ApiError, badRequest, notFound, unavailable } from '../errors';
-import type { Broadcast } from './live';
+import type { Broadcast } from './broadcast';
 
 const RUNG_RE = /^(?:[1-9][0-9]{1,4}p|source)$/;
 const FILE_RE = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}$/;
