@@ -62,6 +62,9 @@ function stubs(log: string[], probe: Partial<Awaited<ReturnType<Activities['prob
         { index: 1, start: 5, end: null },
       ],
     })) as unknown as Activities['planTranscode'],
+    // SPEC §23's just-in-time path declines (no keyframe index here), so these tests follow the
+    // remux / lowest-rung path they describe; test/transcode/jit.test.ts runs the JIT path for real.
+    prepareJit: (async () => null) as unknown as Activities['prepareJit'],
     remuxPassthrough: (async () => {
       log.push('remux');
       return { name: 'source', width: 1920, height: 1080, videoBitrate: 1, maxrate: 1, bufsize: 0, audioBitrate: 0, codecs: 'x' };
