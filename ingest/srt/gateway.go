@@ -187,7 +187,7 @@ func (g *Server) forward(conn srt.Conn, key string, m *meter) string {
 		return err.Error()
 	}
 	var stderr strings.Builder
-	cmd.Stderr = &limitedWriter{w: &stderr, n: 2048}
+	cmd.Stderr = &core.LimitedWriter{W: &stderr, N: 2048}
 	if err := cmd.Start(); err != nil {
 		return fmt.Sprintf("starting ffmpeg: %v", err)
 	}
@@ -250,19 +250,4 @@ func (g *Server) copyBounded(conn srt.Conn, w io.Writer) string {
 			return fmt.Sprintf("caller: %v", err)
 		}
 	}
-}
-
-// limitedWriter keeps the first n bytes of ffmpeg's stderr for the log.
-type limitedWriter struct {
-	w io.Writer
-	n int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if l.n > 0 {
-		k := min(len(p), l.n)
-		_, _ = l.w.Write(p[:k])
-		l.n -= k
-	}
-	return len(p), nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/pion/webrtc/v4/pkg/media/samplebuilder"
 
 	"github.com/vidhost/vidhost/ingest/config"
+	"github.com/vidhost/vidhost/ingest/core"
 )
 
 // republishArgs: ffmpeg reads MPEG-TS (H.264 + Opus) on stdin (only the pipe protocol and the
@@ -108,7 +109,7 @@ func startRepublisher(cfg config.Config, key string, tracks []*pion.TrackRemote)
 	}
 	r.stdin = stdin
 	var stderr strings.Builder
-	r.cmd.Stderr = &limitedWriter{w: &stderr, n: 2048}
+	r.cmd.Stderr = &core.LimitedWriter{W: &stderr, N: 2048}
 	if err := r.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting ffmpeg: %v", err)
 	}
@@ -211,19 +212,4 @@ func (r *republisher) stop() {
 			_ = r.cmd.Process.Kill()
 		}
 	}()
-}
-
-// limitedWriter keeps the first n bytes of ffmpeg's stderr for the log.
-type limitedWriter struct {
-	w io.Writer
-	n int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if l.n > 0 {
-		k := min(len(p), l.n)
-		_, _ = l.w.Write(p[:k])
-		l.n -= k
-	}
-	return len(p), nil
 }
