@@ -6,6 +6,7 @@ import { ProvisionError, say } from './log';
 import { repoRoot } from './paths';
 import { killRunning } from './proc';
 import { provisionForTests } from './test-env';
+import { mergeTimes, planShards, readTimes, shardCount, testFiles, TIMES_FILE } from './shards';
 
 /**
  * scripts/test: provision what the suite needs, then run mocha (config: .mocharc.json) on the
@@ -14,13 +15,34 @@ import { provisionForTests } from './test-env';
  */
 
 /** mocha adds a config's `spec` to named files, so the default spec is given only when no test path is named. */
+export function namesTests(args: string[]): boolean {
+  return args.some((a) => a.startsWith('test/') || a.startsWith('./test/'));
+}
+
 export function mochaArgs(args: string[], color: boolean): string[] {
-  const named = args.some((a) => a.startsWith('test/') || a.startsWith('./test/'));
+  const named = namesTests(args);
   return [...(color ? ['--color'] : []), ...args, ...(named ? [] : ['test/**/*.test.ts'])];
+}
+
+export interface Counts {
+  passed: number;
+  failed: number;
+  pending: number;
+  note?: string;
+}
+
+/** The `N passed, N failed` line (`, N skipped` when tests are pending). */
+export function countsLine(c: Counts): string {
+  return `${c.passed} passed, ${c.failed} failed${c.pending ? `, ${c.pending} skipped` : ''}`;
 }
 
 /** Counts from the spec reporter's epilogue ("  12 passing (3s)", "  1 pending", "  2 failing"). */
 export function summarize(output: string, rc: number): { line: string; note?: string } {
+  const c = countOutput(output, rc);
+  return { line: countsLine(c), note: c.note };
+}
+
+export function countOutput(output: string, rc: number): Counts {
   const plain = output.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
   const count = (word: string) => {
     const all = [...plain.matchAll(new RegExp(`^\\s*(\\d+) ${word}(?: |$)`, 'gm'))];
@@ -34,10 +56,14 @@ export function summarize(output: string, rc: number): { line: string; note?: st
     note = `mocha exited with status ${rc} without reporting failing tests; counting that as 1 failure`;
     failed = 1;
   }
-  return { line: `${passed} passed, ${failed} failed${pending ? `, ${pending} skipped` : ''}`, note };
+  return { passed, failed, pending, note };
 }
 
-function runMocha(args: string[], env: NodeJS.ProcessEnv, logFile: string): Promise<{ rc: number; output: string }> {
+/**
+ * One mocha process. With a `prefix` (a shard's), its output goes to stdout a line at a time with
+ * the prefix, so two shards' reports interleave readably; the log file holds it unprefixed.
+ */
+function runMocha(args: string[], env: NodeJS.ProcessEnv, logFile: string, prefix = ''): Promise<{ rc: number; output: string }> {
   return new Promise((resolve) => {
     const log = fs.createWriteStream(logFile);
     let output = '';
@@ -45,18 +71,55 @@ function runMocha(args: string[], env: NodeJS.ProcessEnv, logFile: string): Prom
     const relay = (sig: NodeJS.Signals) => () => child.kill(sig);
     const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((s) => [s, relay(s)] as const);
     for (const [s, h] of handlers) process.on(s, h);
+    let partial = '';
+    const show = (text: string, flush = false) => {
+      if (!prefix) return void process.stdout.write(text);
+      partial += text;
+      const lines = partial.split('\n');
+      partial = flush ? '' : lines.pop()!;
+      const whole = flush ? lines.filter((l, i) => l || i < lines.length - 1) : lines;
+      if (whole.length) process.stdout.write(whole.map((l) => `${prefix}${l}\n`).join(''));
+    };
     for (const stream of [child.stdout!, child.stderr!]) {
       stream.on('data', (chunk: Buffer) => {
         output += chunk;
         log.write(chunk);
-        process.stdout.write(chunk);
+        show(chunk.toString());
       });
     }
     child.once('close', (code, signal) => {
+      show('', true);
       for (const [s, h] of handlers) process.off(s, h);
       log.end(() => resolve({ rc: code ?? 128 + (signal ? os.constants.signals[signal] : 1), output }));
     });
   });
+}
+
+/**
+ * A full run (no test file named) is split into shards (ops/shards.ts), run side by side; a run of
+ * named files is one mocha process, as before. Returns the exit code and the summed counts.
+ */
+async function runSuite(args: string[], env: NodeJS.ProcessEnv, outDir: string, color: boolean): Promise<{ rc: number; counts: Counts }> {
+  const n = namesTests(args) ? 1 : shardCount(env);
+  if (n === 1) {
+    const { rc, output } = await runMocha(mochaArgs(args, color), env, path.join(outDir, 'mocha.log'));
+    return { rc, counts: countOutput(output, rc) };
+  }
+  const shards = planShards(testFiles(repoRoot), readTimes(path.join(repoRoot, TIMES_FILE)), n);
+  say(`running ${shards.length} shards side by side (VH_TEST_SHARDS=${n}; ${shards.map((s) => s.length).join(' + ')} files, balanced by ${TIMES_FILE}); logs: test-output/mocha.<k>.log`);
+  const results = await Promise.all(
+    shards.map((files, i) => runMocha([...(color ? ['--color'] : []), ...args, ...files], { ...env, VH_TEST_SHARD: String(i + 1) }, path.join(outDir, `mocha.${i + 1}.log`), `[${i + 1}] `)),
+  );
+  const counts = results.map((r) => countOutput(r.output, r.rc));
+  const merged = mergeTimes(shards.map((_, i) => readTimes(path.join(outDir, `file-times.${i + 1}.json`))));
+  fs.writeFileSync(path.join(outDir, 'file-times.json'), JSON.stringify(merged, null, 1));
+  const top = Object.entries(merged).slice(0, 10).map(([f, ms]) => `    ${(ms / 1000).toFixed(0).padStart(4)}s  ${f}`);
+  process.stdout.write(`\n  slowest files of all shards (test-output/file-times.json):\n${top.join('\n')}\n`);
+  for (const [i, c] of counts.entries()) process.stdout.write(`  shard ${i + 1}: ${countsLine(c)}${c.note ? ` (${c.note})` : ''}\n`);
+  return {
+    rc: results.find((r) => r.rc !== 0)?.rc ?? 0,
+    counts: counts.reduce((a, c) => ({ passed: a.passed + c.passed, failed: a.failed + c.failed, pending: a.pending + c.pending }), { passed: 0, failed: 0, pending: 0 }),
+  };
 }
 
 async function main(): Promise<number> {
@@ -82,15 +145,13 @@ async function main(): Promise<number> {
   say(`provisioned in ${Math.round((t1 - t0) / 1000)}s (DATABASE_URL=${env.DATABASE_URL}, TEMPORAL_CLI_PATH=${env.TEMPORAL_CLI_PATH}, VERSITYGW_PATH=${env.VERSITYGW_PATH})`);
   const outDir = path.join(repoRoot, 'test-output');
   fs.mkdirSync(outDir, { recursive: true });
-  const logFile = path.join(outDir, 'mocha.log');
   const color = !!process.stdout.isTTY && !env.NO_COLOR;
-  const { rc, output } = await runMocha(mochaArgs(process.argv.slice(2), color), env, logFile);
+  const { rc, counts } = await runSuite(process.argv.slice(2), env, outDir, color);
   const t2 = Date.now();
   await provisioned.stop();
-  const { line, note } = summarize(output, rc);
-  if (note) process.stderr.write(`${note}\n`);
-  console.log(`provisioning: ${Math.round((t1 - t0) / 1000)}s, tests: ${Math.round((t2 - t1) / 1000)}s (mocha output: test-output/mocha.log)`);
-  console.log(line);
+  if (counts.note) process.stderr.write(`${counts.note}\n`);
+  console.log(`provisioning: ${Math.round((t1 - t0) / 1000)}s, tests: ${Math.round((t2 - t1) / 1000)}s (mocha output: test-output/mocha*.log)`);
+  console.log(countsLine(counts));
   return rc;
 }
 

@@ -23,7 +23,9 @@ func TestHealthzStreamsAndUnknownPaths(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var body struct{ Error struct{ Code, Message string } }
+		var body struct {
+			Error struct{ Code, Message string }
+		}
 		_ = json.NewDecoder(res.Body).Decode(&body)
 		res.Body.Close()
 		if res.StatusCode != 404 || body.Error.Code == "" || res.Header.Get("Content-Type") != "application/json" {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { findGo } from '../../ops/go-tools';
 import { repoRoot } from '../../ops/paths';
@@ -100,5 +101,7 @@ describe('live: SRT in (the live edge), HLS out, recorded', function () {
     if (!go) this.skip();
     const r = await run(go!, ['test', './...'], { cwd: path.join(repoRoot, 'ingest'), env: { ...process.env, GOFLAGS: '-mod=mod -buildvcs=false' }, timeoutMs: 340_000 });
     assert.equal(r.code, 0, `${r.stdout}${r.stderr}`);
+    const fmt = await run(path.join(path.dirname(fs.realpathSync(go!)), 'gofmt'), ['-l', '.'], { cwd: path.join(repoRoot, 'ingest') });
+    assert.equal(fmt.stdout.trim(), '', `gofmt -l lists files that are not formatted: ${fmt.stdout}${fmt.stderr}`);
   });
 });

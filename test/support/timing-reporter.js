@@ -18,11 +18,14 @@ class TimingReporter extends reporters.Spec {
       const file = fileOf(suite);
       if (file && suite.parent && suite.parent.root && !started.has(file)) started.set(file, Date.now());
     });
+    // A shard of a full run (ops/shards.ts) writes its own file; scripts/test merges them.
+    const shard = process.env.VH_TEST_SHARD;
+    const out = shard ? `test-output/file-times.${shard}.json` : 'test-output/file-times.json';
     const write = () => {
       const sorted = [...times.entries()].sort((a, b) => b[1] - a[1]);
       try {
         fs.mkdirSync('test-output', { recursive: true });
-        fs.writeFileSync('test-output/file-times.json', JSON.stringify(Object.fromEntries(sorted), null, 1));
+        fs.writeFileSync(out, JSON.stringify(Object.fromEntries(sorted), null, 1));
       } catch {
         // the report is a convenience; a read-only tree must not fail the run
       }
@@ -38,7 +41,7 @@ class TimingReporter extends reporters.Spec {
     });
     runner.once(EVENT_RUN_END, () => {
       const sorted = write();
-      if (sorted.length > 1) {
+      if (sorted.length > 1 && !shard) {
         const top = sorted.slice(0, 10).map(([f, ms]) => `    ${(ms / 1000).toFixed(0).padStart(4)}s  ${f}`);
         process.stdout.write(`\n  slowest files (test-output/file-times.json):\n${top.join('\n')}\n`);
       }
