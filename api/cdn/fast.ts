@@ -22,9 +22,9 @@ import { playlistRewrite } from './protected';
  *
  * Why: a 430 KB segment costs one socket write either way, but Koa's middleware, router and
  * context around it cost as much again, and segments and playlists are most of an origin's
- * requests (docs/performance.md; playlists since issue 33). The answer is the Koa route's, header for header (test/hot/cdn-fast.test.ts):
- * the request id, CORS, caching, ETag, type and length; and it is counted the same way in the
- * request metrics, the request log and the bandwidth meter.
+ * requests (docs/performance.md; playlists since issue 33). The answer is the Koa route's, header
+ * for header (test/hot/cdn-fast.test.ts): the request id, CORS, caching, ETag, type and length;
+ * and it is counted the same way in the request metrics, the request log and the bandwidth meter.
  */
 export function cdnFastPath(deps: Deps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const base = `${mountPath(deps.config.cdnUrl)}/v/`;

@@ -36,7 +36,8 @@ function targetOf(url: string): { route: Route; key: string } | undefined {
  * The routes this path may answer: those the Koa chain would send to one layer alone, the API
  * router's route of that template, with no public or session route and no router middleware on
  * the way that this path would skip. A route added in front of them turns the fast path off for
- * it (test/unit/video-fast.test.ts checks both are on in the real app).
+ * it (test/unit/video-fast.test.ts); test/hot/video-fast.test.ts fails if either is off in the
+ * real app.
  */
 export function fastReadRoutes(routers: { before: Router[]; api: Router }): Set<Route> {
   const alone = (path: string, route: Route) =>
