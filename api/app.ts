@@ -14,9 +14,10 @@ import { requestContext, versionPrefixes } from './middleware/request';
 import { rateLimit } from './middleware/rateLimit';
 import { noNulInQuery } from './middleware/validate';
 import { dropReadsOnWrite } from './middleware/reads';
-import { touchLastUsed } from './middleware/lastUsed';
+import { lastUsedWriter, touchLastUsed } from './middleware/lastUsed';
 import { sessionAuth } from './middleware/session';
 import { apiRouter, publicRouter, sessionRouter } from './routes';
+import { videoReadFastPath } from './videos/fast';
 
 /** The Koa app plus `close`, which flushes and releases what the hot paths hold (call on shutdown). */
 export type App = Koa & { hot: Hot; close(): Promise<void> };
@@ -44,18 +45,21 @@ export function createApp(base: BaseDeps & { hot?: Hot }): App {
   app.use(sessionAuth(deps.db, deps.config.publicBaseUrl));
   app.use(authenticate(hot));
   app.use(dropReadsOnWrite(hot.reads));
-  app.use(touchLastUsed(deps.db));
+  const touch = lastUsedWriter(deps.db);
+  app.use(touchLastUsed(touch));
   app.use(requireScope);
   app.use(rateLimit(hot.perKey));
   app.use(idempotency(deps.db));
   app.use(api.routes());
   app.use(api.allowedMethods());
-  // Segments already in memory are answered before Koa (api/cdn/fast.ts); the rest goes through it.
-  const fast = cdnFastPath(deps);
+  // Segments and playlists (api/cdn/fast.ts) and keyed video reads (api/videos/fast.ts) whose
+  // answers are already in memory are answered before Koa; the rest goes through it.
+  const cdn = cdnFastPath(deps);
+  const reads = videoReadFastPath(deps, { touch, routers: { before: [pub, session], api } });
   const koaCallback = app.callback.bind(app);
   app.callback = () => {
     const handle = koaCallback();
-    return (req, res) => (fast(req as IncomingMessage, res as ServerResponse) ? Promise.resolve() : handle(req, res));
+    return (req, res) => (cdn(req as IncomingMessage, res as ServerResponse) || reads(req as IncomingMessage, res as ServerResponse) ? Promise.resolve() : handle(req, res));
   };
   return Object.assign(app, { hot, close: () => hot.close() });
 }

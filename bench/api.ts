@@ -111,10 +111,10 @@ function cpuSeconds(pid: number): number {
   }
 }
 
-async function apiProcess(stack: Stack, env: Record<string, string>, nodeArgs: string[] = []): Promise<{ url: string; cdn: string; player: string; pid: number; kill: () => Promise<void> }> {
+async function apiProcess(stack: Stack, env: Record<string, string>, nodeArgs: string[] = [], tree?: string): Promise<{ url: string; cdn: string; player: string; pid: number; kill: () => Promise<void> }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const api = await spawnApi({ ...stack.env, ...env, PORT: String(port), PUBLIC_BASE_URL: base }, nodeArgs);
+  const api = await spawnApi({ ...stack.env, ...env, PORT: String(port), PUBLIC_BASE_URL: base }, nodeArgs, tree);
   return { url: base, cdn: `${base}/cdn`, player: `${base}/player`, pid: api.pid, kill: () => api.kill() };
 }
 
@@ -206,7 +206,15 @@ async function main(): Promise<void> {
   ];
   // The machine is shared: each route is measured right after its own /healthz run, and its
   // ratio is against that adjacent floor.
-  const rows: Array<{ route: string; floor: number; cpuUs: number; floorCpuUs: number } & Result> = [];
+  // --baseline <dir>: another checkout of this repository (e.g. `git archive <commit> | tar -x -C
+  // <dir>`, node_modules linked) runs a second API process on the same stack; every GET route of
+  // the local stack is measured on both, alternating which goes first, each after its own
+  // /healthz run. --repeat N: N rounds of the whole table, round robin; the median round is shown.
+  const baselineDir = process.argv.includes('--baseline') ? path.resolve(process.argv[process.argv.indexOf('--baseline') + 1]) : undefined;
+  const baseApi = baselineDir ? await apiProcess(local, { ...env, API_PROCESSES: String(processes) }, [...prof, ...nodeArgs], baselineDir) : undefined;
+  const rounds = process.argv.includes('--repeat') ? arg('repeat', 1) : 1;
+  type Run = { floor: number; cpuUs: number; floorCpuUs: number } & Result;
+  const rows: Array<{ route: string; ratios: number[] } & Run> = [];
   // The measured process's CPU per request over a run (µs), beside req/s (cpuSeconds above).
   const measured = async (l: Load, pid: number): Promise<Result & { cpuUs: number }> => {
     const c0 = cpuSeconds(pid);
@@ -217,16 +225,31 @@ async function main(): Promise<void> {
   // --only <text>[,<text>…]: just the routes whose name contains one of them (the floor always runs).
   const only = (process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : '').split(',');
   const picked = (r: string) => only.some((o) => r.includes(o));
+  // Each (route, process) measured: this tree's API, and the baseline's for the local stack's GETs.
+  const targets: Array<{ route: string; label: string; l: Load; api: { url: string; pid: number } }> = [];
   for (const [route, l] of routes.filter(([r], i) => i === 0 || picked(r))) {
-    process.stdout.write(`${route}... `);
-    const pid = route.includes('(S3)') ? api3.pid : api.pid;
-    const f = route === routes[0][0] ? undefined : await measured({ url: routes[0][1].url.replace(api.url, route.includes('(S3)') ? api3.url : api.url) }, pid);
-    const stack = route.includes('(S3)') ? s3 : local;
-    const before = route.includes('upload/init') ? await videoCount(stack) : 0;
-    const r = await measured(l, pid);
-    console.log(`${Math.round(r.rps)} req/s${f ? ` (floor ${Math.round(f.rps)})` : ''}, ${Math.round(r.cpuUs)} µs CPU a request${f ? ` (floor ${Math.round(f.cpuUs)})` : ''}`);
-    rows.push({ route, floor: f?.rps ?? r.rps, floorCpuUs: f?.cpuUs ?? r.cpuUs, ...r });
-    if (route.includes('upload/init')) outboxes.push({ route, ...(await drainOutbox(stack, (await videoCount(stack)) - before)) });
+    const mine = route.includes('(S3)') ? api3 : api;
+    targets.push({ route, label: baseApi ? `${route} (this tree)` : route, l, api: mine });
+    if (baseApi && mine === api && !l.method) targets.push({ route, label: `${route} (baseline)`, l: { ...l, url: l.url.replace(api.url, baseApi.url) }, api: baseApi });
+  }
+  const runs = new Map<string, Run[]>(targets.map((t) => [t.label, []]));
+  for (let round = 0; round < rounds; round++) {
+    // Alternate which process goes first, so neither always follows the other.
+    const order = round % 2 ? [...targets].reverse().sort((a, b) => routes.findIndex(([r]) => r === a.route) - routes.findIndex(([r]) => r === b.route)) : targets;
+    for (const { route, label, l, api: target } of order) {
+      process.stdout.write(`${rounds > 1 ? `(${round + 1}/${rounds}) ` : ''}${label}... `);
+      const f = route === routes[0][0] ? undefined : await measured({ url: `${target.url}/healthz` }, target.pid);
+      const stack = route.includes('(S3)') ? s3 : local;
+      const before = route.includes('upload/init') ? await videoCount(stack) : 0;
+      const r = await measured(l, target.pid);
+      console.log(`${Math.round(r.rps)} req/s${f ? ` (floor ${Math.round(f.rps)})` : ''}, ${Math.round(r.cpuUs)} µs CPU a request${f ? ` (floor ${Math.round(f.cpuUs)})` : ''}`);
+      runs.get(label)!.push({ floor: f?.rps ?? r.rps, floorCpuUs: f?.cpuUs ?? r.cpuUs, ...r });
+      if (route.includes('upload/init')) outboxes.push({ route, ...(await drainOutbox(stack, (await videoCount(stack)) - before)) });
+    }
+  }
+  for (const { label } of targets) {
+    const byRatio = [...runs.get(label)!].sort((x, y) => x.rps / x.floor - y.rps / y.floor);
+    rows.push({ route: label, ...byRatio[Math.floor(byRatio.length / 2)], ratios: byRatio.map((x) => x.rps / x.floor) });
   }
   // Segments again, each against a bare Koa route sending the same bytes just before it.
   const segRoutes = routes.filter(([r]) => r.includes('segment') && picked(r));
@@ -275,11 +298,13 @@ async function main(): Promise<void> {
   console.log('');
   console.log(`${useWrk ? 'wrk (GET routes; autocannon for POSTs)' : 'autocannon'}: ${connections} connections, ${seconds} s a route; each ratio is against a /healthz run just before it`);
   console.log('(CPU a request: the API process\'s user + system time over the run / requests; "CPU vs /healthz" is /healthz\'s CPU a request over the route\'s, the ratio a saturated core would give)');
-  console.log('| Route | req/s | p99 | /healthz just before | vs /healthz | CPU a request | CPU vs /healthz | non-2xx/errors |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  if (rounds > 1) console.log(`(${rounds} rounds, round robin: each row is its median round by ratio; "every round" lists them all, sorted)`);
+  console.log('| Route | req/s | p99 | /healthz just before | vs /healthz | every round | CPU a request | CPU vs /healthz | non-2xx/errors |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   const n = (x: number) => Math.round(x).toLocaleString('en');
   for (const r of rows) {
-    console.log(`| ${r.route} | ${n(r.rps)} | ${r.p99} ms | ${n(r.floor)} | ${(r.rps / r.floor).toFixed(2)}x | ${Math.round(r.cpuUs)} µs | ${(r.floorCpuUs / r.cpuUs).toFixed(2)}x | ${r.non2xx}/${r.errors} |`);
+    const all = r.ratios.map((x) => x.toFixed(2)).join(', ');
+    console.log(`| ${r.route} | ${n(r.rps)} | ${r.p99} ms | ${n(r.floor)} | ${(r.rps / r.floor).toFixed(2)}x | ${all} | ${Math.round(r.cpuUs)} µs | ${(r.floorCpuUs / r.cpuUs).toFixed(2)}x | ${r.non2xx}/${r.errors} |`);
   }
   if (segRows.length) {
     console.log('');
@@ -314,6 +339,7 @@ async function main(): Promise<void> {
   console.log('');
   console.log(`Temporal alone (${connections} concurrent workflow starts from one client, no API): ${n(t.rps)} starts/s, mean ${t.meanMs.toFixed(1)} ms each`);
   await api.kill();
+  await baseApi?.kill();
   await api3.kill();
   await s3.close();
   await local.close();

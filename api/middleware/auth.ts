@@ -4,13 +4,23 @@ import type { Hot } from '../hot';
 import { forbidden, tooManyBadKeys, unauthorized } from '../errors';
 import { clientAddress } from './client';
 
-function presentedKey(ctx: ParameterizedContext): string | null {
-  const authz = ctx.get('authorization');
+/**
+ * The key a request presents, from its `Authorization` and `X-API-Key` headers (absent: ''):
+ * the key, null when none is presented, or why what was presented is refused (401). One rule for
+ * the Koa chain and the reads answered before it (api/videos/fast.ts).
+ */
+export function keyOfHeaders(authz: string, apiKey: string): { key: string | null } | { refused: string } {
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authz)?.[1] ?? null;
-  if (authz && !bearer) throw unauthorized('Authorization header must be "Bearer <key>"');
-  const header = ctx.get('x-api-key').trim() || null;
-  if (bearer && header && bearer !== header) throw unauthorized('Authorization and X-API-Key carry different keys');
-  return bearer ?? header;
+  if (authz && !bearer) return { refused: 'Authorization header must be "Bearer <key>"' };
+  const header = apiKey.trim() || null;
+  if (bearer && header && bearer !== header) return { refused: 'Authorization and X-API-Key carry different keys' };
+  return { key: bearer ?? header };
+}
+
+function presentedKey(ctx: ParameterizedContext): string | null {
+  const presented = keyOfHeaders(ctx.get('authorization'), ctx.get('x-api-key'));
+  if ('refused' in presented) throw unauthorized(presented.refused);
+  return presented.key;
 }
 
 /** Seconds until a limiter window ends (at least 1), for Retry-After. */

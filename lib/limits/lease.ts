@@ -51,23 +51,30 @@ export class LeaseLimiter implements Limiter {
 
   async consume(key: string): Promise<Decision> {
     const { lease, windowStart } = this.current(key, Date.now());
-    const resetAt = windowStart + this.windowMs;
     for (;;) {
-      if (lease.tokens > 0) {
-        lease.tokens--;
-        // Lease ahead, so a busy key's requests never queue behind the upsert. Only for big
-        // leases: near the limit (leases of one) a process must not hold tokens others could use.
-        if (lease.granted >= 8 && lease.tokens < lease.granted / 4 && !lease.pending && !lease.exhausted) {
-          lease.pending = this.take(key, lease, windowStart)
-            .catch(() => undefined) // the next request that finds no token asks again, and waits
-            .finally(() => (lease.pending = undefined));
-        }
-        return { allowed: true, limit: this.limit, remaining: Math.max(0, this.limit - lease.taken) + lease.tokens, resetAt };
-      }
-      if (lease.exhausted) return { allowed: false, limit: this.limit, remaining: 0, resetAt };
+      if (lease.tokens > 0) return this.spend(key, lease, windowStart);
+      if (lease.exhausted) return { allowed: false, limit: this.limit, remaining: 0, resetAt: windowStart + this.windowMs };
       lease.pending ??= this.take(key, lease, windowStart).finally(() => (lease.pending = undefined));
       await lease.pending;
     }
+  }
+
+  /** A token this process already holds, spent exactly as `consume` spends it; undefined when none is held. */
+  consumeNow(key: string): Decision | undefined {
+    const { lease, windowStart } = this.current(key, Date.now());
+    return lease.tokens > 0 ? this.spend(key, lease, windowStart) : undefined;
+  }
+
+  private spend(key: string, lease: Lease, windowStart: number): Decision {
+    lease.tokens--;
+    // Lease ahead, so a busy key's requests never queue behind the upsert. Only for big
+    // leases: near the limit (leases of one) a process must not hold tokens others could use.
+    if (lease.granted >= 8 && lease.tokens < lease.granted / 4 && !lease.pending && !lease.exhausted) {
+      lease.pending = this.take(key, lease, windowStart)
+        .catch(() => undefined) // the next request that finds no token asks again, and waits
+        .finally(() => (lease.pending = undefined));
+    }
+    return { allowed: true, limit: this.limit, remaining: Math.max(0, this.limit - lease.taken) + lease.tokens, resetAt: windowStart + this.windowMs };
   }
 
   async blocked(key: string): Promise<boolean> {

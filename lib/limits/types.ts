@@ -10,6 +10,12 @@ export interface Decision {
 
 export interface Limiter {
   consume(key: string): Promise<Decision>;
+  /**
+   * A request admitted from memory alone, its token spent as `consume` would spend it; undefined
+   * (nothing spent) when deciding needs a round trip or would refuse, so the caller takes the
+   * path that awaits `consume`. Absent where every decision is a round trip (Redis).
+   */
+  consumeNow?(key: string): Decision | undefined;
   /** True when `key` is known to be out of budget; answered without spending (and cheaply). */
   blocked(key: string): Promise<boolean>;
   close(): Promise<void>;

@@ -7,6 +7,8 @@ export const READS_CHANNEL = 'vidhost_reads';
 interface Entry {
   /** The answer's bytes: a hit is written as it is, with no UTF-8 encoding per request. */
   body: Promise<Buffer | undefined>;
+  /** The same bytes once they are stored (loaded, cacheable, no change raced the load): what `peek` answers. */
+  stored?: Buffer;
   expiresAt: number;
   ws: string;
   /** The video this entry shows, or null for a list page (any change in the workspace drops it). */
@@ -64,14 +66,27 @@ export class ReadCache {
       const r = await loading;
       // Only an entry still in the map is counted (eviction or expiry may have taken it meanwhile).
       if (this.entries.get(k) === entry) {
-        if (r.cache && this.epochOf(ws) === epoch) this.account(k, entry, r.body.length);
-        else this.remove(k);
+        if (r.cache && this.epochOf(ws) === epoch) {
+          entry.stored = r.body;
+          this.account(k, entry, r.body.length);
+        } else this.remove(k);
       }
       return r.body;
     } catch (err) {
       if (this.entries.get(k) === entry) this.remove(k);
       throw err;
     }
+  }
+
+  /**
+   * The stored body for (`ws`, `key`) without waiting or loading: undefined on a miss, an expired
+   * entry, a lookup still in flight, or while LISTEN is down. `get` with the same arguments would
+   * answer these bytes now (api/videos/fast.ts answers from it before Koa).
+   */
+  peek(ws: string, key: string): Buffer | undefined {
+    if (!this.listener?.connected) return undefined;
+    const hit = this.entries.get(`${ws}|${key}`);
+    return hit && hit.expiresAt > Date.now() ? hit.stored : undefined;
   }
 
   /** Forget everything of `ws` (this process changed it); lookups in flight are not stored. */

@@ -42,11 +42,12 @@ export function adoptGroup(name: string, child: ChildProcess, output: () => stri
 /**
  * The one spawner of the tests and benches: `entry` (a .ts file under the repository) through tsx,
  * detached into its own process group, its output kept for failure messages. `wrap` runs node
- * under another command (e.g. `['taskset', '-c', '0']`).
+ * under another command (e.g. `['taskset', '-c', '0']`). `tree` runs `entry` of another checkout of
+ * the repository (a bench's baseline: bench/api.ts --baseline).
  */
-export function spawnGroup(name: string, entry: string, env: Record<string, string | undefined>, nodeArgs: string[] = [], wrap: string[] = []): Proc {
-  const argv = [...wrap, process.execPath, ...nodeArgs, '--import', 'tsx', path.join(root, entry)];
-  const child = spawn(argv[0], argv.slice(1), { cwd: root, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnGroup(name: string, entry: string, env: Record<string, string | undefined>, nodeArgs: string[] = [], wrap: string[] = [], tree = root): Proc {
+  const argv = [...wrap, process.execPath, ...nodeArgs, '--import', 'tsx', path.join(tree, entry)];
+  const child = spawn(argv[0], argv.slice(1), { cwd: tree, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout?.on('data', (d) => (out += d));
   child.stderr?.on('data', (d) => (out += d));
@@ -64,8 +65,8 @@ export function spawnWorker(env: Record<string, string>, roles = 'transcode'): P
 }
 
 /** An API server in its own process on `env.PORT`, as a second machine behind a proxy would run it; resolves once /healthz answers. */
-export async function spawnApi(env: Record<string, string>, nodeArgs: string[] = []): Promise<{ url: string; pid: number; output: () => string; kill: (signal?: NodeJS.Signals) => Promise<void> }> {
-  const proc = spawnGroup(`api-${env.PORT}`, 'api/server.ts', { API_METRICS_PORT: '0', ...env, HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL === 'silent' ? 'warn' : (env.LOG_LEVEL ?? 'warn') }, nodeArgs);
+export async function spawnApi(env: Record<string, string>, nodeArgs: string[] = [], tree?: string): Promise<{ url: string; pid: number; output: () => string; kill: (signal?: NodeJS.Signals) => Promise<void> }> {
+  const proc = spawnGroup(`api-${env.PORT}`, 'api/server.ts', { API_METRICS_PORT: '0', ...env, HOST: '127.0.0.1', LOG_LEVEL: env.LOG_LEVEL === 'silent' ? 'warn' : (env.LOG_LEVEL ?? 'warn') }, nodeArgs, [], tree);
   const url = `http://127.0.0.1:${env.PORT}`;
   const kill = (signal: NodeJS.Signals = 'SIGTERM') => proc.kill(signal);
   const deadline = Date.now() + 60_000;

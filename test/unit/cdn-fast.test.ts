@@ -13,10 +13,10 @@ const VIDEO = '01234567-89ab-cdef-0123-456789abcdef';
 const ID = `vid_${VIDEO.replace(/-/g, '')}`;
 
 /** The fast path alone, with caches that always hold the answer; false falls to a 599 here. */
-async function serve(level: string, plan = 'business', bandwidthBytes = 0, extra: { restriction?: Restriction; grant?: Partial<PlaybackGrant> } = {}) {
+async function serve(level: string, plan = 'business', bandwidthBytes = 0, extra: { restriction?: Restriction; grant?: Partial<PlaybackGrant>; encryption?: string } = {}) {
   const lines: string[] = [];
   const recorded: number[] = [];
-  const video = { id: VIDEO, workspace_id: 'ws_1', visibility: 'public', status: 'ready', plan, growing: false, bandwidth_bytes: bandwidthBytes, month: monthOf(), restriction: extra.restriction ?? null, encryption: 'none', short_side: 360 };
+  const video = { id: VIDEO, workspace_id: 'ws_1', visibility: 'public', status: 'ready', plan, growing: false, bandwidth_bytes: bandwidthBytes, month: monthOf(), restriction: extra.restriction ?? null, encryption: extra.encryption ?? 'none', short_side: 360 };
   const deps = {
     config: { cdnUrl: 'http://localhost:3000/cdn' },
     log: pino({ level }, { write: (s: string) => lines.push(s) }) as unknown as Logger,
@@ -76,8 +76,8 @@ describe('unit: CDN fast path (api/cdn/fast.ts)', () => {
         [seg, { method: 'HEAD' }],
         [seg, { headers: { Range: 'bytes=0-1' } }],
         [seg, { headers: { 'If-None-Match': '"e1"' } }],
-        [`${s.url}/cdn/v/${ID}/240p/index.m3u8`, {}],
-        [`${s.url}/cdn/v/${ID}/master.m3u8`, {}],
+        [`${s.url}/cdn/v/${ID}/thumbnail.jpg`, {}],
+        [`${s.url}/cdn/v/${ID}/master.m3u8`, { method: 'HEAD' }],
         [`${s.url}/cdn/v/${ID}/240p/seg_00000.ts/../x`, {}],
         [`${s.url}/v1/cdn/v/${ID}/240p/seg_00000.ts`, {}],
       ] as Array<[string, RequestInit]>) {
@@ -91,6 +91,34 @@ describe('unit: CDN fast path (api/cdn/fast.ts)', () => {
       assert.equal((await fetch(`${free.url}/cdn/v/${ID}/240p/seg_00000.ts`)).status, 599);
     } finally {
       await free.close();
+    }
+  });
+
+  it('answers playlists served as stored; leaves to Koa those rewritten per request (a capped master, an encrypted video\'s)', async () => {
+    const s = await serve('warn');
+    try {
+      for (const file of ['master.m3u8', '240p/index.m3u8', 'manifest.mpd']) {
+        const r = await fetch(`${s.url}/cdn/v/${ID}/${file}`);
+        assert.equal(r.status, 200, file);
+        assert.equal(r.headers.get('cache-control'), 'public, max-age=300', file);
+        assert.equal(r.headers.get('content-type'), file.endsWith('.mpd') ? 'application/dash+xml' : 'application/vnd.apple.mpegurl');
+      }
+    } finally {
+      await s.close();
+    }
+    const capped = await serve('warn', 'business', 0, { grant: { maxResolution: 240 } });
+    try {
+      assert.equal((await fetch(`${capped.url}/cdn/v/${ID}/master.m3u8`)).status, 599, 'the master lists only the rungs within the cap');
+      assert.equal((await fetch(`${capped.url}/cdn/v/${ID}/240p/index.m3u8`)).status, 200);
+      assert.equal((await fetch(`${capped.url}/cdn/v/${ID}/360p/index.m3u8`)).status, 599);
+    } finally {
+      await capped.close();
+    }
+    const encrypted = await serve('warn', 'business', 0, { encryption: 'aes-128', grant: {} });
+    try {
+      for (const file of ['master.m3u8', '240p/index.m3u8', 'manifest.mpd']) assert.equal((await fetch(`${encrypted.url}/cdn/v/${ID}/${file}`)).status, 599, file);
+    } finally {
+      await encrypted.close();
     }
   });
 
