@@ -37,7 +37,7 @@ export function analyticsRoutes(r: Router, deps: Deps): void {
     const video = uuid ? await db('videos').where({ id: uuid, workspace_id: workspaceId }).whereNull('deleted_at').first('id', 'duration_seconds') : undefined;
     if (!video) throw notFound('Video');
     const w = rangeOf(ctx);
-    const { hours, breakdowns } = await readBuckets(db, { kind: 'subject', subjectId: video.id }, w, rollup);
+    const { hours, retention, breakdowns } = await readBuckets(db, { kind: 'subject', subjectId: video.id }, w, rollup, w.granularity);
     ctx.body = {
       video_id: videoPublicId(video.id),
       from: w.from.toISOString(),
@@ -45,7 +45,7 @@ export function analyticsRoutes(r: Router, deps: Deps): void {
       granularity: w.granularity,
       totals: totalsOf(hours),
       series: seriesOf(hours, w.from, w.to, w.granularity),
-      retention: retentionOf(hours, video.duration_seconds === null ? null : Number(video.duration_seconds)),
+      retention: retentionOf([{ retention_hist: retention }], video.duration_seconds === null ? null : Number(video.duration_seconds)),
       breakdowns: breakdownsOf(breakdowns),
     };
   });
@@ -57,7 +57,7 @@ export function analyticsRoutes(r: Router, deps: Deps): void {
     if (!stream) throw notFound('Live stream');
     const w = rangeOf(ctx);
     const [{ hours, breakdowns }, concurrent, figures] = await Promise.all([
-      readBuckets(db, { kind: 'subject', subjectId: stream.id }, w, rollup),
+      readBuckets(db, { kind: 'subject', subjectId: stream.id }, w, rollup, w.granularity),
       concurrentViewers(db, stream.id),
       liveFigures(db, stream.id, w.from, w.to),
     ]);
@@ -78,9 +78,8 @@ export function analyticsRoutes(r: Router, deps: Deps): void {
   r.get('/analytics', async (ctx) => {
     const { workspaceId } = auth(ctx);
     const w = rangeOf(ctx);
-    // A whole workspace's recent hours would cost a rollup per request: they come from the rollup's
-    // last run (every ANALYTICS_ROLLUP_EVERY_SECONDS, default 60), a video's from raw events.
-    const { hours: own, breakdowns, perSubject } = await readBuckets(db, { kind: 'workspace', workspaceId }, w, rollup, 'rollup');
+    // As of the rollup's last run (every ANALYTICS_ROLLUP_EVERY_SECONDS, default 60), like a video's.
+    const { hours: own, breakdowns, perSubject } = await readBuckets(db, { kind: 'workspace', workspaceId }, w, rollup, w.granularity);
     const perVideo = [...perSubject.entries()].filter(([id]) => !id.startsWith('ls_'));
     const top = perVideo.sort((a, b) => b[1].views - a[1].views || b[1].watch_ms - a[1].watch_ms).slice(0, 10);
     const titles = new Map<string, string>(
