@@ -40,10 +40,11 @@ const DAY = 86400_000;
  * every hour from the hourly table (`days` false: an hourly series needs them all).
  */
 function rowsOf(kind: 'hourly' | 'hourly_breakdowns', columns: string, where: string, days: boolean): string {
-  const hourly = `select ${columns} from analytics_${kind} where ${where} and hour >= :from and hour < :to`;
-  if (!days) return hourly;
+  const hourly = (a: string, b: string) => `select ${columns} from analytics_${kind} where ${where} and hour >= ${a} and hour < ${b}`;
+  if (!days) return hourly(':from', ':to');
+  // Three index ranges (not one range with the days filtered out, which would walk every hour).
   const daily = kind === 'hourly' ? 'analytics_daily' : 'analytics_daily_breakdowns';
-  return `${hourly} and not (hour >= :d0 and hour < :d1) union all select ${columns} from ${daily} where ${where} and hour >= :d0 and hour < :d1`;
+  return `${hourly(':from', ':d0')} union all ${hourly(':d1', ':to')} union all select ${columns} from ${daily} where ${where} and hour >= :d0 and hour < :d1`;
 }
 
 /**
@@ -61,7 +62,7 @@ export async function readBuckets(db: Db, scope: Exclude<Scope, { kind: 'all' }>
   // Whole UTC days inside the range (none: d0 = d1, every hour from the hourly rows).
   let d0 = Math.ceil(w.from.getTime() / DAY) * DAY;
   let d1 = Math.floor(w.to.getTime() / DAY) * DAY;
-  if (d0 >= d1) d0 = d1 = w.from.getTime();
+  if (d0 >= d1) d0 = d1 = w.to.getTime();
   const series = rowsOf('hourly', READ_COLUMNS, 'subject_id = :own', granularity === 'day');
   const per =
     scope.kind === 'workspace'
