@@ -34,12 +34,20 @@ export function analyticsRoutes(r: Router, deps: Deps): void {
   r.get('/videos/:id/analytics', async (ctx) => {
     const { workspaceId } = auth(ctx);
     const uuid = parseVideoId(ctx.params.id);
-    const video = uuid ? await db('videos').where({ id: uuid, workspace_id: workspaceId }).whereNull('deleted_at').first('id', 'duration_seconds') : undefined;
+    if (!uuid) throw notFound('Video');
+    let w: ReturnType<typeof rangeOf>;
+    try {
+      w = rangeOf(ctx);
+    } catch (err) {
+      // Another workspace's or an unknown video is 404 before its range is judged.
+      const exists = await db('videos').where({ id: uuid, workspace_id: workspaceId }).whereNull('deleted_at').first('id');
+      throw exists ? err : notFound('Video');
+    }
+    // The video (this workspace's, not deleted) comes in the buckets' round trip: one query a read.
+    const { hours, retention, breakdowns, video } = await readBuckets(db, { kind: 'subject', subjectId: uuid }, w, rollup, w.granularity, workspaceId);
     if (!video) throw notFound('Video');
-    const w = rangeOf(ctx);
-    const { hours, retention, breakdowns } = await readBuckets(db, { kind: 'subject', subjectId: video.id }, w, rollup, w.granularity);
     ctx.body = {
-      video_id: videoPublicId(video.id),
+      video_id: videoPublicId(uuid),
       from: w.from.toISOString(),
       to: w.to.toISOString(),
       granularity: w.granularity,

@@ -26,6 +26,8 @@ export interface Buckets {
   perSubject: Map<string, { views: number; watch_ms: number }>;
   /** The rollup's cut the answer is as of (null: computed from raw events, the rollup never ran). */
   asOf: Date | null;
+  /** With `videoOf`: the subject as a video of that workspace (null: none, or deleted), in the same round trip. */
+  video?: { duration_seconds: number | null } | null;
 }
 
 /** The columns a read takes from analytics_hourly (not the retention histogram: summed in SQL). */
@@ -57,7 +59,14 @@ function rowsOf(kind: 'hourly' | 'hourly_breakdowns', columns: string, where: st
  * schedule interval plus the run's length and the settle margin old (docs/analytics.md, "Reads
  * and freshness"). Before the rollup's first run (no state), everything comes from raw events.
  */
-export async function readBuckets(db: Db, scope: Exclude<Scope, { kind: 'all' }>, w: Window, o: RollupOptions, granularity: Granularity = 'hour'): Promise<Buckets> {
+export async function readBuckets(
+  db: Db,
+  scope: Exclude<Scope, { kind: 'all' }>,
+  w: Window,
+  o: RollupOptions,
+  granularity: Granularity = 'hour',
+  videoOf?: string,
+): Promise<Buckets> {
   const own = scope.kind === 'subject' ? scope.subjectId : scope.workspaceId;
   // Whole UTC days inside the range (none: d0 = d1, every hour from the hourly rows).
   let d0 = Math.ceil(w.from.getTime() / DAY) * DAY;
@@ -78,12 +87,16 @@ export async function readBuckets(db: Db, scope: Exclude<Scope, { kind: 'all' }>
             (select coalesce(json_agg(b), '[]') from (select dimension, value, sum(views)::int as views, sum(watch_ms)::bigint as watch_ms
                from (${rowsOf('hourly_breakdowns', 'dimension, value, views, watch_ms', 'subject_id = :own', true)}) x group by dimension, value) b) as breakdowns,
             ${per} as per,
+            ${videoOf ? `(select json_build_object('duration_seconds', duration_seconds) from videos where id = cast(:own as uuid) and workspace_id = :ws and deleted_at is null)` : 'null::json'} as video,
             exists (select from analytics_rollup_state) as ran`,
-    { own, from: w.from.toISOString(), to: w.to.toISOString(), d0: new Date(d0).toISOString(), d1: new Date(d1).toISOString() },
+    { own, from: w.from.toISOString(), to: w.to.toISOString(), d0: new Date(d0).toISOString(), d1: new Date(d1).toISOString(), ...(videoOf ? { ws: videoOf } : {}) },
   );
   const r = rows[0];
-  if (!r.ran) return fromRaw(db, scope, w, o);
+  const video = videoOf ? (r.video as Buckets['video']) : undefined;
+  if (videoOf && !video) return { hours: [], retention: {}, breakdowns: [], perSubject: new Map(), asOf: null, video: null };
+  if (!r.ran) return { ...(await fromRaw(db, scope, w, o)), video };
   return {
+    video,
     hours: r.hours,
     retention: Object.fromEntries(Object.entries(r.retention as Record<string, string | number>).map(([k, n]) => [k, Number(n)])),
     breakdowns: r.breakdowns,
