@@ -3,7 +3,7 @@
  *  1. beacon ingest (`POST /v1/beacons`, a batch of 5 events per request, 20,000 distinct views
  *     repeated) at c connections against `/healthz` on the same API process, right before it;
  *  2. the rollup's time over `--events` raw events (seeded with generate_series SQL over the last
- *     23 hours across 50 videos);
+ *     23 hours — or `--days N` days — across 50 videos);
  *  3. the API's latency (p99) for the busiest video's analytics at that volume;
  *  4. raw bytes per event on disk (heap + indexes of every partition).
  *
@@ -14,19 +14,27 @@
 import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { rollupWindow, writeRollupState } from '../lib/analytics/rollup';
+import { rollupDays, rollupWindow, writeRollupState } from '../lib/analytics/rollup';
 import { parseVideoId } from '../lib/ids';
 import { spawnApi } from '../test/support/child';
 import { freePort } from '../test/support/services';
 import { startStack } from '../test/support/stack';
 import { runMain } from '../test/support/main';
 import { arg } from './args';
+import type { Knex } from 'knex';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 const run = promisify(execFile);
 const seconds = arg('seconds', 10);
 const connections = arg('connections', 50);
 const events = arg('events', 10_000_000);
 const VIDEOS = 50;
+// The span the raw events are seeded over: 1 = the last 23 hours (the earlier runs' shape), 30 =
+// the last 30 days (issue 36's goal); the reads then also ask for the whole span by day.
+const days = arg('days', 1);
+const SPAN_HOURS = days * 24 - 1;
 
 // The load generator runs in its own process; every beacon request is a new view (5 events).
 const LOADER = `
@@ -64,6 +72,52 @@ async function load(o: Record<string, unknown>): Promise<Result> {
   return JSON.parse(stdout.trim().split('\n').pop()!);
 }
 
+/** The 25 functions with the most self time in the V8 CPU profile(s) of `dir`, with their share. */
+async function summariseProfile(dir: string): Promise<string> {
+  const self = new Map<string, number>();
+  let total = 0;
+  for (const f of (await readdir(dir)).filter((n) => n.endsWith('.cpuprofile'))) {
+    const p = JSON.parse(await readFile(path.join(dir, f), 'utf8')) as {
+      nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+      samples: number[];
+      timeDeltas: number[];
+    };
+    const byId = new Map(p.nodes.map((n) => [n.id, n]));
+    p.samples.forEach((id, i) => {
+      const c = byId.get(id)!.callFrame;
+      const key = `${c.functionName || '(anonymous)'} ${c.url.replace(/^.*node_modules\//, '~/').replace(/^file:\/\/.*?\/(api|lib)\//, '$1/')}:${c.lineNumber + 1}`;
+      const dt = p.timeDeltas[i] ?? 0;
+      self.set(key, (self.get(key) ?? 0) + dt);
+      total += dt;
+    });
+  }
+  const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);
+  return `\nCPU profile of the read API process (self time, ${(total / 1e6).toFixed(1)} s sampled):\n` + top.map(([k, us]) => `${((100 * us) / total).toFixed(1).padStart(5)} %  ${k}`).join('\n');
+}
+
+/** CPU time (ms, user + system) a process has used so far, from /proc (0 once it is gone). */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return f.length > 13 ? ((Number(f[11]) + Number(f[12])) * 1000) / 100 : 0; // utime, stime in USER_HZ (100)
+}
+
+/**
+ * A read load, with what each request cost in CPU: the API process's and the Postgres backends'
+ * of the bench's database (the API's pool), measured from /proc around the load — the service
+ * time a request costs this machine's two cores, whatever the queueing.
+ */
+async function measuredLoad(db: Knex, apiPid: number, o: Record<string, unknown>): Promise<Result & { apiCpu: number; pgCpu: number }> {
+  const backends = async () => (await db.raw(`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`)).rows.map((r: { pid: number }) => r.pid) as number[];
+  const sum = async (pids: number[]) => (await Promise.all(pids.map(cpuMs))).reduce((a, b) => a + b, 0);
+  const before = await backends();
+  const [api0, pg0] = [await cpuMs(apiPid), await sum(before)];
+  const r = await load(o);
+  const after = [...new Set([...before, ...(await backends())])];
+  const [api1, pg1] = [await cpuMs(apiPid), await sum(after)];
+  return { ...r, apiCpu: (api1 - api0) / r.total, pgCpu: Math.max(0, pg1 - pg0) / r.total };
+}
+
 async function main(): Promise<void> {
   // The bench's one address sends far more than a viewer would: both limits out of the way.
   const env = { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000', ANALYTICS_BEACONS_PER_MINUTE: '1000000000' };
@@ -89,11 +143,11 @@ async function main(): Promise<void> {
   await new Promise((r) => setTimeout(r, 2000)); // one flush interval
   const { rows: written } = await stack.db.raw(`select count(*)::int as n from analytics_events where subject_id = ?`, [uuids[1]]);
 
-  // 2. Seed raw events with SQL: views of 10 events over the last 23 hours, spread over 50 videos.
+  // 2. Seed raw events with SQL: views of 10 events over the last SPAN_HOURS, spread over 50 videos.
   const views = Math.ceil(events / 10);
   process.stdout.write(`seeding ${events.toLocaleString('en')} raw events (${views.toLocaleString('en')} views)... `);
   let t = performance.now();
-  await stack.db.raw(`select analytics_ensure_partitions(current_date - 2, current_date + 1)`);
+  await stack.db.raw(`select analytics_ensure_partitions(current_date - ${days + 1}, current_date + 1)`);
   await stack.db.raw(`create temporary table bench_subjects (i int primary key, subject text)`).catch(() => undefined);
   await stack.db.raw(`insert into bench_subjects select ordinality - 1, s from unnest(?::text[]) with ordinality as s`, [`{${uuids.join(',')}}`]);
   const seed = `
@@ -107,7 +161,7 @@ async function main(): Promise<void> {
            case when e.s = 0 then (array['desktop','mobile','tablet'])[1 + v % 3] end,
            case when e.s = 0 then 'bench 1' end
       from (select v, md5('bench' || v)::uuid as vid,
-                   date_trunc('second', now()) - interval '23 hours' + (v::bigint * 82800 / ?) * interval '1 second' as st,
+                   date_trunc('second', now()) - interval '${SPAN_HOURS} hours' + (v::bigint * ${SPAN_HOURS * 3600} / ?) * interval '1 second' as st,
                    (select subject from bench_subjects where i = v % ${VIDEOS}) as subj
               from generate_series(1, ?) v) x
       cross join generate_series(0, 9) e(s)`;
@@ -127,9 +181,15 @@ async function main(): Promise<void> {
   const hour = 3600_000;
   const from = new Date(Math.floor((Date.now() - 24 * hour) / hour) * hour);
   const to = new Date(Math.floor(Date.now() / hour) * hour + hour);
-  process.stdout.write('rollup of the last 25 hours... ');
+  const spanFrom = new Date(Math.floor((Date.now() - (SPAN_HOURS + 1) * hour) / hour) * hour);
+  process.stdout.write(`rollup of the last ${SPAN_HOURS + 2} hours... `);
   t = performance.now();
-  const r1 = await rollupWindow(stack.db, from, to, { rawDays: 30, lookbackHours: 3 });
+  // One window, as the earlier runs did, for a day; a day at a time (as runRollup chunks) for more.
+  const r1 = { rows: 0 };
+  const step = days === 1 ? to.getTime() - spanFrom.getTime() : 24 * hour;
+  for (let a = spanFrom.getTime(); a < to.getTime(); a += step) {
+    r1.rows += (await rollupWindow(stack.db, new Date(a), new Date(Math.min(to.getTime(), a + step)), { rawDays: 30, lookbackHours: 3 })).rows;
+  }
   const rollupMs = performance.now() - t;
   console.log(`${(rollupMs / 1000).toFixed(1)} s (${r1.rows} hourly rows)`);
   // 3b. A steady-state run: the last lookback + 1 hours.
@@ -142,38 +202,83 @@ async function main(): Promise<void> {
   const steadyMs = performance.now() - t;
   // The 25-hour run above filled the current hour whole; a cut in the previous hour leaves it behind.
   for (const table of ['analytics_hourly', 'analytics_hourly_breakdowns']) await stack.db.raw(`delete from ?? where hour >= ?`, [table, cut.toISOString()]);
+  await rollupDays(stack.db, cut, to);
   await writeRollupState(stack.db, new Date(to.getTime() - 4 * hour), new Date(runAt), cut);
+  // Statistics for the rollup's tables, as autovacuum would have them after their first fill.
+  await stack.db.raw(`analyze analytics_hourly, analytics_hourly_breakdowns, analytics_daily, analytics_daily_breakdowns`);
 
   if (process.argv.includes('--explain')) {
-    const { hourlySql } = await import('../lib/analytics/aggregate');
-    const q = hourlySql({ kind: 'subject', subjectId: uuids[0] }, new Date(to.getTime() - 4 * hour), to, 3);
-    const plan = await stack.db.raw(`explain (analyze, buffers) ${q.sql}`, q.bindings);
-    console.log(plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'));
+    // The read's own queries, as the API sends them: a video's and the workspace's (each once warm).
+    const { readBuckets } = await import('../lib/analytics/read');
+    const o = { rawDays: 30, lookbackHours: 3 };
+    const { hourAligned } = await import('../lib/analytics/read');
+    const w = hourAligned({ from, to: new Date() });
+    const wDays = hourAligned({ from: spanFrom, to: new Date() });
+    for (const [name, scope, range, g] of [
+      ['video, 25 h by hour', { kind: 'subject', subjectId: uuids[0] }, w, 'hour'],
+      ['workspace, 25 h by hour', { kind: 'workspace', workspaceId: ws.id }, w, 'hour'],
+      ...(days > 1
+        ? ([
+            [`video, ${days} days by day`, { kind: 'subject', subjectId: uuids[0] }, wDays, 'day'],
+            [`workspace, ${days} days by day`, { kind: 'workspace', workspaceId: ws.id }, wDays, 'day'],
+          ] as const)
+        : []),
+    ] as const) {
+      const seen: Array<{ sql: string; bindings: unknown[] }> = [];
+      const listen = (q: { sql: string; bindings: unknown[] }) => seen.push(q);
+      await readBuckets(stack.db, scope, range, o, g);
+      stack.db.on('query', listen);
+      await readBuckets(stack.db, scope, range, o, g);
+      stack.db.removeListener('query', listen);
+      for (const q of seen) {
+        const plan = await stack.db.raw(`explain (analyze, buffers) ${q.sql.replace(/\$\d+/g, '?')}`, q.bindings as never);
+        const lines = plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']);
+        console.log(`\n-- ${name}: ${q.sql.replace(/\s+/g, ' ').slice(0, 100)}…\n${process.argv.includes('--full') ? lines.join('\n') : lines.filter((l: string) => /^\S|Planning|Execution/.test(l)).join('\n')}`);
+      }
+    }
   }
-  // 3c. API latency: the busiest video's analytics (the hours before the rollup's last run from
-  // the aggregates; each request aggregates the current hour's raw events).
-  const url = `${api.url}/v1/videos/${ids[0]}/analytics?from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(new Date().toISOString())}&granularity=hour`;
+  // --profile: the reads go to a second API process that writes a V8 CPU profile on exit, and
+  // its heaviest functions (self time) are printed: where a read's API milliseconds go.
+  const profile = process.argv.includes('--profile');
+  const profDir = profile ? await mkdtemp(path.join(tmpdir(), 'analytics-prof-')) : '';
+  const readApi = profile
+    ? await spawnApi({ ...stack.env, ...env, PORT: String(await freePort()), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }, ['--cpu-prof', '--cpu-prof-dir', profDir])
+    : api;
+  // 3c. API latency: the busiest video's analytics over the last 25 hours by hour, and the
+  // workspace's (both from the rollup's rows, as of the cut above).
+  const url = `${readApi.url}/v1/videos/${ids[0]}/analytics?from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(new Date().toISOString())}&granularity=hour`;
   const sample = await (await fetch(url, { headers: { Authorization: `Bearer ${ws.fullKey}` } })).json();
   process.stdout.write(`GET a video's analytics (${sample.totals.views.toLocaleString('en')} views)... `);
-  const read = await load({ url, headers: { Authorization: `Bearer ${ws.fullKey}` }, connections: 10 });
+  const read = await measuredLoad(stack.db, readApi.pid, { url, headers: { Authorization: `Bearer ${ws.fullKey}` }, connections: 10 });
   console.log(`p99 ${read.p99} ms`);
   // One connection: close to the service time when the machine is busy.
-  const read1 = await load({ url, headers: { Authorization: `Bearer ${ws.fullKey}` }, connections: 1 });
-  const wsUrl = `${api.url}/v1/analytics?from=${encodeURIComponent(from.toISOString())}&granularity=hour`;
-  const wsRead = await load({ url: wsUrl, headers: { Authorization: `Bearer ${ws.fullKey}` }, connections: 10 });
+  const read1 = await measuredLoad(stack.db, readApi.pid, { url, headers: { Authorization: `Bearer ${ws.fullKey}` }, connections: 1 });
+  const wsUrl = `${readApi.url}/v1/analytics?from=${encodeURIComponent(from.toISOString())}&granularity=hour`;
+  const wsRead = await measuredLoad(stack.db, readApi.pid, { url: wsUrl, headers: { Authorization: `Bearer ${ws.fullKey}` }, connections: 10 });
+  // The whole span by day (the dashboard's 7- and 30-day views): whole days from the daily rows.
+  const spanQuery = `from=${encodeURIComponent(spanFrom.toISOString())}&granularity=day`;
+  const dayRead = days > 1 ? await measuredLoad(stack.db, readApi.pid, { url: `${readApi.url}/v1/videos/${ids[0]}/analytics?${spanQuery}`, headers: { Authorization: `Bearer ${ws.fullKey}` }, connections: 10 }) : null;
+  const wsDayRead = days > 1 ? await measuredLoad(stack.db, readApi.pid, { url: `${readApi.url}/v1/analytics?${spanQuery}`, headers: { Authorization: `Bearer ${ws.fullKey}` }, connections: 10 }) : null;
 
   await api.kill('SIGTERM');
+  if (profile) {
+    await readApi.kill('SIGTERM');
+    console.log(await summariseProfile(profDir));
+  }
   const n = Number(size[0].n);
   console.log(`\n| measure | figure |\n|---|---|`);
   console.log(`| /healthz (floor), c=${connections} | ${Math.round(floor.rps)} req/s, p99 ${floor.p99} ms |`);
   console.log(`| POST /v1/beacons (5 events), c=${connections} | ${Math.round(ingest.rps)} req/s (${(ingest.rps / floor.rps).toFixed(2)}× floor), p99 ${ingest.p99} ms, non-2xx ${ingest.non2xx}, errors ${ingest.errors} |`);
   console.log(`| events accepted / written | ${(ingest.total * 5).toLocaleString('en')} / ${Number(written[0].n).toLocaleString('en')} |`);
   console.log(`| seed ${n.toLocaleString('en')} raw events (SQL) | ${(seedMs / 1000).toFixed(1)} s |`);
-  console.log(`| rollup, 25 hours of ${n.toLocaleString('en')} events | ${(rollupMs / 1000).toFixed(1)} s |`);
+  console.log(`| rollup, ${SPAN_HOURS + 2} hours of ${n.toLocaleString('en')} events | ${(rollupMs / 1000).toFixed(1)} s |`);
   console.log(`| rollup, steady state (last 4 hours) | ${(steadyMs / 1000).toFixed(1)} s |`);
-  console.log(`| GET /v1/videos/{id}/analytics (${sample.totals.views.toLocaleString('en')} views), c=10 | p50 ${read.p50} ms, p99 ${read.p99} ms, ${Math.round(read.rps)} req/s, non-2xx ${read.non2xx} |`);
-  console.log(`| same, c=1 | p50 ${read1.p50} ms, p99 ${read1.p99} ms |`);
-  console.log(`| GET /v1/analytics (workspace, 50 videos), c=10 | p50 ${wsRead.p50} ms, p99 ${wsRead.p99} ms, non-2xx ${wsRead.non2xx} |`);
+  console.log(`| GET /v1/videos/{id}/analytics (${sample.totals.views.toLocaleString('en')} views), c=10 | p50 ${read.p50} ms, p99 ${read.p99} ms, ${Math.round(read.rps)} req/s, non-2xx ${read.non2xx}; CPU a request: API ${read.apiCpu.toFixed(2)} ms, Postgres ${read.pgCpu.toFixed(2)} ms |`);
+  console.log(`| same, c=1 | p50 ${read1.p50} ms, p99 ${read1.p99} ms; CPU a request: API ${read1.apiCpu.toFixed(2)} ms, Postgres ${read1.pgCpu.toFixed(2)} ms |`);
+  console.log(`| GET /v1/analytics (workspace, 50 videos), c=10 | p50 ${wsRead.p50} ms, p99 ${wsRead.p99} ms, ${Math.round(wsRead.rps)} req/s, non-2xx ${wsRead.non2xx}; CPU a request: API ${wsRead.apiCpu.toFixed(2)} ms, Postgres ${wsRead.pgCpu.toFixed(2)} ms |`);
+  for (const [label, r] of [[`GET /v1/videos/{id}/analytics, ${days} days by day, c=10`, dayRead], [`GET /v1/analytics, ${days} days by day, c=10`, wsDayRead]] as const) {
+    if (r) console.log(`| ${label} | p50 ${r.p50} ms, p99 ${r.p99} ms, ${Math.round(r.rps)} req/s, non-2xx ${r.non2xx}; CPU a request: API ${r.apiCpu.toFixed(2)} ms, Postgres ${r.pgCpu.toFixed(2)} ms |`);
+  }
   console.log(`| raw bytes per event on disk (heap + indexes) | ${Math.round(Number(size[0].bytes) / n)} |`);
   await stack.close();
 }

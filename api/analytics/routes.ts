@@ -34,18 +34,26 @@ export function analyticsRoutes(r: Router, deps: Deps): void {
   r.get('/videos/:id/analytics', async (ctx) => {
     const { workspaceId } = auth(ctx);
     const uuid = parseVideoId(ctx.params.id);
-    const video = uuid ? await db('videos').where({ id: uuid, workspace_id: workspaceId }).whereNull('deleted_at').first('id', 'duration_seconds') : undefined;
+    if (!uuid) throw notFound('Video');
+    let w: ReturnType<typeof rangeOf>;
+    try {
+      w = rangeOf(ctx);
+    } catch (err) {
+      // Another workspace's or an unknown video is 404 before its range is judged.
+      const exists = await db('videos').where({ id: uuid, workspace_id: workspaceId }).whereNull('deleted_at').first('id');
+      throw exists ? err : notFound('Video');
+    }
+    // The video (this workspace's, not deleted) comes in the buckets' round trip: one query a read.
+    const { hours, retention, breakdowns, video } = await readBuckets(db, { kind: 'subject', subjectId: uuid }, w, rollup, w.granularity, workspaceId);
     if (!video) throw notFound('Video');
-    const w = rangeOf(ctx);
-    const { hours, breakdowns } = await readBuckets(db, { kind: 'subject', subjectId: video.id }, w, rollup);
     ctx.body = {
-      video_id: videoPublicId(video.id),
+      video_id: videoPublicId(uuid),
       from: w.from.toISOString(),
       to: w.to.toISOString(),
       granularity: w.granularity,
       totals: totalsOf(hours),
       series: seriesOf(hours, w.from, w.to, w.granularity),
-      retention: retentionOf(hours, video.duration_seconds === null ? null : Number(video.duration_seconds)),
+      retention: retentionOf([{ retention_hist: retention }], video.duration_seconds === null ? null : Number(video.duration_seconds)),
       breakdowns: breakdownsOf(breakdowns),
     };
   });
@@ -57,7 +65,7 @@ export function analyticsRoutes(r: Router, deps: Deps): void {
     if (!stream) throw notFound('Live stream');
     const w = rangeOf(ctx);
     const [{ hours, breakdowns }, concurrent, figures] = await Promise.all([
-      readBuckets(db, { kind: 'subject', subjectId: stream.id }, w, rollup),
+      readBuckets(db, { kind: 'subject', subjectId: stream.id }, w, rollup, w.granularity),
       concurrentViewers(db, stream.id),
       liveFigures(db, stream.id, w.from, w.to),
     ]);
@@ -78,9 +86,8 @@ export function analyticsRoutes(r: Router, deps: Deps): void {
   r.get('/analytics', async (ctx) => {
     const { workspaceId } = auth(ctx);
     const w = rangeOf(ctx);
-    // A whole workspace's recent hours would cost a rollup per request: they come from the rollup's
-    // last run (every ANALYTICS_ROLLUP_EVERY_SECONDS, default 60), a video's from raw events.
-    const { hours: own, breakdowns, perSubject } = await readBuckets(db, { kind: 'workspace', workspaceId }, w, rollup, 'rollup');
+    // As of the rollup's last run (every ANALYTICS_ROLLUP_EVERY_SECONDS, default 60), like a video's.
+    const { hours: own, breakdowns, perSubject } = await readBuckets(db, { kind: 'workspace', workspaceId }, w, rollup, w.granularity);
     const perVideo = [...perSubject.entries()].filter(([id]) => !id.startsWith('ls_'));
     const top = perVideo.sort((a, b) => b[1].views - a[1].views || b[1].watch_ms - a[1].watch_ms).slice(0, 10);
     const titles = new Map<string, string>(

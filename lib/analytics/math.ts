@@ -29,6 +29,9 @@ export interface SeriesPoint extends Totals {
   t: string;
 }
 
+/** An hourly row as a read uses it (the retention histogram is summed on its own). */
+export type HourSums = Omit<HourRow, 'retention_hist'>;
+
 const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** Adds sparse histograms ({bucket: count}). */
@@ -60,7 +63,7 @@ export function percentileFromHist(hist: Record<string, number>, p: number, boun
 }
 
 /** Sums hourly rows into the §18 totals. Unique viewers add first-seen-that-day counts (docs/analytics.md). */
-export function totalsOf(rows: HourRow[]): Totals {
+export function totalsOf(rows: HourSums[]): Totals {
   let views = 0, viewers = 0, watch = 0, started = 0, rebuffers = 0, rebufferMs = 0, errors = 0, exits = 0, bitrateSum = 0, bitrateViews = 0;
   let startupFailures = 0, playbackFailures = 0, scoreSum = 0, scored = 0, bitrateMsSum = 0, bitrateMs = 0, upSum = 0, downSum = 0, scaleMs = 0;
   const hist: Record<string, number> = {};
@@ -116,8 +119,8 @@ const bucketStart = (t: Date, g: Granularity): number => {
 };
 
 /** One point per hour or UTC day in [from, to), empty buckets included, so a chart has no gaps. */
-export function seriesOf(rows: HourRow[], from: Date, to: Date, g: Granularity): SeriesPoint[] {
-  const by = new Map<number, HourRow[]>();
+export function seriesOf(rows: HourSums[], from: Date, to: Date, g: Granularity): SeriesPoint[] {
+  const by = new Map<number, HourSums[]>();
   for (const r of rows) {
     const k = bucketStart(new Date(r.hour), g);
     const list = by.get(k);
@@ -131,7 +134,7 @@ export function seriesOf(rows: HourRow[], from: Date, to: Date, g: Granularity):
 }
 
 /** Viewers still watching at each step of the video: views whose furthest position reached it. */
-export function retentionOf(rows: HourRow[], durationSeconds: number | null): Array<{ second: number; viewers: number }> {
+export function retentionOf(rows: Array<Pick<HourRow, 'retention_hist'>>, durationSeconds: number | null): Array<{ second: number; viewers: number }> {
   if (!durationSeconds || durationSeconds <= 0) return [];
   const hist: Record<string, number> = {};
   for (const r of rows) addHist(hist, r.retention_hist);
@@ -151,7 +154,7 @@ export interface BreakdownEntry {
 }
 
 /** Breakdown rows summed per dimension, most views first (at most `limit` values each). */
-export function breakdownsOf(rows: BreakdownRow[], limit = 20): Record<'browser' | 'os' | 'device' | 'rendition' | 'country', BreakdownEntry[]> {
+export function breakdownsOf<R extends Pick<BreakdownRow, 'dimension' | 'value' | 'views' | 'watch_ms'>>(rows: R[], limit = 20): Record<'browser' | 'os' | 'device' | 'rendition' | 'country', BreakdownEntry[]> {
   const out = { browser: new Map(), os: new Map(), device: new Map(), rendition: new Map(), country: new Map() } as Record<string, Map<string, BreakdownEntry>>;
   for (const r of rows) {
     const m = out[r.dimension];

@@ -2,6 +2,7 @@ import type { Db } from '../db';
 import { breakdownSql, HOUR_COLUMNS, hourlySql } from './aggregate';
 
 const HOUR = 3600_000;
+const DAY = 24 * HOUR;
 export const floorHour = (t: number): number => Math.floor(t / HOUR) * HOUR;
 
 export interface RollupOptions {
@@ -18,9 +19,37 @@ export interface RollupOptions {
 /** Events of a view count if they arrive before its start hour + this (see aggregate.ts). */
 export const lateHoursOf = (o: RollupOptions): number => o.lookbackHours + 1;
 
+const SUMMED = HOUR_COLUMNS.split(',').map((c) => c.trim()).filter((c) => !['hour', 'subject_id', 'workspace_id', 'startup_hist', 'retention_hist'].includes(c));
+/** analytics_hourly's columns summed per UTC day: what analytics_daily holds (histograms added bucket by bucket). */
+const DAILY_SELECT = `select date_trunc('day', hour at time zone 'UTC') at time zone 'UTC' as hour, subject_id, min(workspace_id) as workspace_id,
+    ${SUMMED.map((c) => `sum(${c}) as ${c}`).join(', ')},
+    analytics_hist_sum(startup_hist) as startup_hist,
+    case when bool_or(retention_hist is not null) then analytics_hist_sum(retention_hist) end as retention_hist
+  from analytics_hourly`;
+const DAILY_COLUMNS = ['hour', 'subject_id', 'workspace_id', ...SUMMED, 'startup_hist', 'retention_hist'].join(', ');
+
+/**
+ * Rewrites the daily rows (and daily breakdowns) of the UTC days that [from, to) touches from
+ * their hourly rows: a read over days takes whole days from them (lib/analytics/read.ts).
+ */
+export async function rollupDays(db: Db, from: Date, to: Date): Promise<void> {
+  const d0 = new Date(Math.floor(from.getTime() / DAY) * DAY).toISOString();
+  const d1 = new Date(Math.ceil(to.getTime() / DAY) * DAY).toISOString();
+  await db.raw(`delete from analytics_daily where hour >= ? and hour < ?`, [d0, d1]);
+  await db.raw(`delete from analytics_daily_breakdowns where hour >= ? and hour < ?`, [d0, d1]);
+  await db.raw(`insert into analytics_daily (${DAILY_COLUMNS}) ${DAILY_SELECT} where hour >= ? and hour < ? group by 1, 2`, [d0, d1]);
+  await db.raw(
+    `insert into analytics_daily_breakdowns (hour, subject_id, dimension, value, views, watch_ms)
+     select date_trunc('day', hour at time zone 'UTC') at time zone 'UTC', subject_id, dimension, value, sum(views), sum(watch_ms)
+       from analytics_hourly_breakdowns where hour >= ? and hour < ? group by 1, 2, 3, 4`,
+    [d0, d1],
+  );
+}
+
 /**
  * Replaces the hourly buckets of [from, to) with a fresh computation from raw events, in one
  * transaction: running it twice, or over a window a previous run covered, never double counts.
+ * The days it touches are summed again into the daily rows, in the same transaction.
  */
 export async function rollupWindow(db: Db, from: Date, to: Date, o: RollupOptions): Promise<{ rows: number }> {
   const late = lateHoursOf(o);
@@ -34,6 +63,7 @@ export async function rollupWindow(db: Db, from: Date, to: Date, o: RollupOption
     );
     const b = breakdownSql({ kind: 'all' }, from, to, late);
     await tx.raw(`insert into analytics_hourly_breakdowns (hour, subject_id, dimension, value, views, watch_ms) ${b.sql}`, b.bindings);
+    await rollupDays(tx, from, to);
     return { rows: res.rowCount ?? 0 };
   });
 }
