@@ -9,11 +9,12 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
 
 export type Db = Knex;
 
-export function createDb(databaseUrl: string, poolMax = 10): Db {
+/** `idleTimeoutMillis`: how long an unused pooled connection stays open (tarn's default, 30 s). */
+export function createDb(databaseUrl: string, poolMax = 10, opts: { idleTimeoutMillis?: number } = {}): Db {
   return knex({
     client: 'pg',
     connection: { connectionString: databaseUrl, application_name: 'vidhost' },
-    pool: { min: 0, max: poolMax },
+    pool: { min: 0, max: poolMax, ...(opts.idleTimeoutMillis ? { idleTimeoutMillis: opts.idleTimeoutMillis } : {}) },
   });
 }
 

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { ProvisionError, say } from './log';
 import { repoRoot } from './paths';
 import { killRunning } from './proc';
@@ -95,12 +96,36 @@ function runMocha(args: string[], env: NodeJS.ProcessEnv, logFile: string, prefi
   });
 }
 
+async function maxConnections(url: string | undefined): Promise<number | undefined> {
+  if (!url) return undefined;
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ max_connections: string }>('show max_connections');
+    return Number(rows[0].max_connections);
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 /**
  * A full run (no test file named) is split into shards (ops/shards.ts), run side by side; a run of
  * named files is one mocha process, as before. Returns the exit code and the summed counts.
  */
 async function runSuite(args: string[], env: NodeJS.ProcessEnv, outDir: string, color: boolean): Promise<{ rc: number; counts: Counts }> {
-  const n = namesTests(args) ? 1 : shardCount(env);
+  let n = namesTests(args) ? 1 : shardCount(env);
+  if (n > 1) {
+    // Each shard keeps up to ~45 connections open (test/support/stack.ts); fewer shards than asked
+    // when the server allows fewer.
+    const max = await maxConnections(env.DATABASE_URL);
+    if (max !== undefined && max < 50 * n) {
+      const fit = Math.max(1, Math.floor(max / 50));
+      say(`Postgres allows ${max} connections: ${fit} shard(s) instead of ${n}`);
+      n = fit;
+    }
+  }
   if (n === 1) {
     const { rc, output } = await runMocha(mochaArgs(args, color), env, path.join(outDir, 'mocha.log'));
     return { rc, counts: countOutput(output, rc) };
@@ -108,7 +133,7 @@ async function runSuite(args: string[], env: NodeJS.ProcessEnv, outDir: string, 
   const shards = planShards(testFiles(repoRoot), readTimes(path.join(repoRoot, TIMES_FILE)), n);
   say(`running ${shards.length} shards side by side (VH_TEST_SHARDS=${n}; ${shards.map((s) => s.length).join(' + ')} files, balanced by ${TIMES_FILE}); logs: test-output/mocha.<k>.log`);
   const results = await Promise.all(
-    shards.map((files, i) => runMocha([...(color ? ['--color'] : []), ...args, ...files], { ...env, VH_TEST_SHARD: String(i + 1) }, path.join(outDir, `mocha.${i + 1}.log`), `[${i + 1}] `)),
+    shards.map((files, i) => runMocha([...(color ? ['--color'] : []), ...args, ...files], { ...env, VH_TEST_SHARD: String(i + 1), VH_TEST_SHARD_COUNT: String(shards.length) }, path.join(outDir, `mocha.${i + 1}.log`), `[${i + 1}] `)),
   );
   const counts = results.map((r) => countOutput(r.output, r.rc));
   const merged = mergeTimes(shards.map((_, i) => readTimes(path.join(outDir, `file-times.${i + 1}.json`))));

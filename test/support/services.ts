@@ -111,7 +111,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin.raw(`create database ${name}`);
   const u = new URL(adminUrl);
   u.pathname = `/${name}`;
-  const db = createDb(u.toString(), 20);
+  const db = createDb(u.toString(), 20, { idleTimeoutMillis: 2000 });
   await migrateLatest(db);
   return {
     url: u.toString(),

@@ -66,8 +66,11 @@ export interface StackOptions {
 // Stacks close at the end of the run (onTeardown), but each holds Postgres connections (its
 // LISTEN connection and pool) until then; with ~100 stacks a run, Postgres's default 100
 // connections ran out. Mocha runs files one after another and a file's stacks are its own, so
-// beyond the most recent MAX_OPEN_STACKS the oldest are closed as new ones start.
-const MAX_OPEN_STACKS = 10;
+// beyond the most recent MAX_OPEN_STACKS the oldest are closed as new ones start. A full run's
+// shards (ops/shards.ts) share the machine's Postgres, so each keeps a share of the ten, and a
+// stack's idle pooled connections close after 2 s instead of 30.
+export const MAX_OPEN_STACKS = Math.max(4, Math.floor(10 / Math.max(1, Number(process.env.VH_TEST_SHARD_COUNT ?? 1) || 1)));
+const IDLE_MS = 2000;
 const openStacks: Array<() => Promise<void>> = [];
 
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
@@ -124,7 +127,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   Object.assign(env, opts.env);
   const config = loadConfig(env);
   const log = createLogger(config.logLevel, 'test');
-  const db = createDb(config.databaseUrl, 10);
+  const db = createDb(config.databaseUrl, 10, { idleTimeoutMillis: IDLE_MS });
+  // Analytics reads are as of the rollup's last run once it has run (docs/analytics.md), and every
+  // stack of a shard shares one database: a file starts as if the rollup had never run, whatever
+  // ran before it in its shard (a spawned worker's rollup Schedule, another file's runRollup).
+  await db('analytics_rollup_state').delete();
   const storage = createStorage(config);
   if (storage instanceof S3Storage) await storage.ensureBucket();
   const temporal = new Client({ connection: temporalTest.connection, namespace: config.temporal.namespace });
