@@ -15,8 +15,8 @@ export interface AlignJob {
 
 export type AlignOutput =
   /** `times[i]`: [start, end, posterior] of keys[i] in seconds, or null when the dictionary lacks it. */
-  | { ok: true; times: Array<[number, number, number] | null>; inDictionary: number; total: number; speechCoverage: number }
-  | { ok: false; code: 'transcript_not_in_dictionary' | 'no_alignment' | 'speech_not_covered'; inDictionary: number; total: number; speechCoverage?: number };
+  | { ok: true; times: Array<[number, number, number] | null>; inDictionary: number; total: number; speechCoverage: number; windows: number }
+  | { ok: false; code: 'transcript_not_in_dictionary' | 'no_alignment' | 'speech_not_covered'; inDictionary: number; total: number; speechCoverage?: number; windows?: number };
 
 /**
  * When a transcript is taken not to belong to the audio. Measured (test/outputs/aligner.test.ts):
