@@ -103,15 +103,18 @@ async function main(): Promise<AlignOutput> {
   const words = job.keys.filter((_, i) => known[i]);
   const bytes = await fs.readFile(job.pcm);
   const pcm = new Float32Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.length / 4));
+  const cpu = process.cpuUsage();
   const { words: placed, windows } = alignInWindows(decoderFor(decoder, pcm, words), words.length, pcm.length / RATE);
-  if (!placed) return { ok: false, code: 'no_alignment', inDictionary, total: job.keys.length, windows };
+  const used = process.cpuUsage(cpu);
+  const cpuMs = Math.round((used.user + used.system) / 1000);
+  if (!placed) return { ok: false, code: 'no_alignment', inDictionary, total: job.keys.length, windows, cpuMs };
   // A wrong transcript can still find a path: its words crammed into part of the speech and the rest
   // called silence. Most of what the detector hears as speech must lie inside the words.
   const speechCoverage = coverage(speechSpans(soundswallower, pcm), placed.map((w): Span => [w.start, w.end]));
-  if (speechCoverage < job.minSpeechCoverage) return { ok: false, code: 'speech_not_covered', inDictionary, total: job.keys.length, speechCoverage, windows };
+  if (speechCoverage < job.minSpeechCoverage) return { ok: false, code: 'speech_not_covered', inDictionary, total: job.keys.length, speechCoverage, windows, cpuMs };
   let s = 0;
   const times = known.map((k): [number, number, number] | null => (k ? [placed[s].start, placed[s].end, placed[s++].p] : null));
-  return { ok: true, times, inDictionary, total: job.keys.length, speechCoverage, windows };
+  return { ok: true, times, inDictionary, total: job.keys.length, speechCoverage, windows, cpuMs };
 }
 
 main().then(

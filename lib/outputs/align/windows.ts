@@ -32,6 +32,19 @@ export interface WindowOptions {
   seconds: number;
   /** Words ending this close to a window's end are decoded again in the next window. */
   guardSeconds: number;
+  /**
+   * Each window starts this far before the cursor, at a word already placed, and decodes the words
+   * since again as its lead-in: a window that began right at a word boundary followed by music or
+   * noise stretched its first word over it (measured: "and" from 24.4 s to 65.0 s; with 14 s of
+   * speech before it, 64.9 s, as one pass).
+   */
+  leadInSeconds: number;
+  /**
+   * The last words of a window's path are never kept, however early they end: nothing after them
+   * pins them down, and the path may end in a word matched to music, then filler to the window's end
+   * (measured: "and" put 40 s early, into a music interlude the detector hears as speech).
+   */
+  tailWords: number;
   /** A window gets `slack` times the words the remaining average rate puts in it, plus `extraWords`. */
   slack: number;
   extraWords: number;
@@ -40,7 +53,7 @@ export interface WindowOptions {
 }
 
 /** Chosen on the Festival talk and LibriVox (docs/outputs.md): the same word times as one pass. */
-export const WINDOWS: WindowOptions = { seconds: 30, guardSeconds: 6, slack: 1.5, extraWords: 20, maxBackoffs: 2 };
+export const WINDOWS: WindowOptions = { seconds: 30, guardSeconds: 6, leadInSeconds: 10, tailWords: 3, slack: 1.5, extraWords: 20, maxBackoffs: 2 };
 
 export interface Progress {
   /** Every word placed, in order; null when the last window found no path for the remaining words. */
@@ -59,6 +72,15 @@ export function alignInWindows(decode: DecodeWindow, total: number, duration: nu
   let retries = 0;
   let backoffs = 0;
 
+  /** The decode with its lead-in: the words placed since `lead` again, then `count` new ones; the new ones back, or null. */
+  const decodeAfter = (to: number, count: number, mode: 'prefix' | 'all'): WordTime[] | null => {
+    let lead = out.length;
+    while (lead > 0 && out[lead - 1].start >= t - opts.leadInSeconds) lead--;
+    const again = out.length - lead;
+    const got = decode({ from: lead < out.length ? out[lead].start : t, to, first: lead, count: again + count, mode });
+    return got && got.length > again ? got.slice(again) : null;
+  };
+
   while (out.length < total) {
     let win = opts.seconds;
     let more = 1;
@@ -68,7 +90,7 @@ export function alignInWindows(decode: DecodeWindow, total: number, duration: nu
       windows++;
       if (win >= remaining - opts.guardSeconds) {
         // The last window: every remaining word over all the remaining audio.
-        const got = decode({ from: t, to: duration, first: out.length, count: left, mode: 'all' });
+        const got = decodeAfter(duration, left, 'all');
         if (got && got.length === left) {
           out.push(...got);
           return { words: out, windows, retries };
@@ -84,14 +106,14 @@ export function alignInWindows(decode: DecodeWindow, total: number, duration: nu
       }
       const rate = left / Math.max(1, remaining);
       const count = Math.min(left, Math.ceil(rate * win * opts.slack * more) + opts.extraWords * more);
-      const got = decode({ from: t, to: t + win, first: out.length, count, mode: 'prefix' });
+      const got = decodeAfter(t + win, count, 'prefix');
       if (got && got.length >= count && count < left) {
         // Every word was used before the window's end: there may be more speech than words given.
         more *= 2;
         retries++;
         continue;
       }
-      const keep = (got ?? []).filter((w) => w.end <= t + win - opts.guardSeconds);
+      const keep = (got ?? []).slice(0, -opts.tailWords).filter((w) => w.end <= t + win - opts.guardSeconds);
       if (keep.length === 0) {
         // Nothing certain in this window (a long pause, music): look further.
         win *= 2;
