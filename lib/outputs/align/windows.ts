@@ -34,15 +34,14 @@ export interface WindowOptions {
   guardSeconds: number;
   /**
    * Each window starts this far before the cursor, at a word already placed, and decodes the words
-   * since again as its lead-in: a window that began right at a word boundary followed by music or
-   * noise stretched its first word over it (measured: "and" from 24.4 s to 65.0 s; with 14 s of
-   * speech before it, 64.9 s, as one pass).
+   * since again as its lead-in: a window that began right at a word boundary followed by 40 s of
+   * noise stretched its first word over the noise (measured: "and" from 24.4 s, said at 65.0 s;
+   * with the lead-in, 64.9 s, as one pass).
    */
   leadInSeconds: number;
   /**
    * The last words of a window's path are never kept, however early they end: nothing after them
-   * pins them down, and the path may end in a word matched to music, then filler to the window's end
-   * (measured: "and" put 40 s early, into a music interlude the detector hears as speech).
+   * pins them down (the path may end in a word matched to music, then filler to the window's end).
    */
   tailWords: number;
   /** A window gets `slack` times the words the remaining average rate puts in it, plus `extraWords`. */
@@ -113,7 +112,7 @@ export function alignInWindows(decode: DecodeWindow, total: number, duration: nu
         retries++;
         continue;
       }
-      const keep = (got ?? []).slice(0, -opts.tailWords).filter((w) => w.end <= t + win - opts.guardSeconds);
+      const keep = (got ?? []).slice(0, Math.max(0, (got?.length ?? 0) - opts.tailWords)).filter((w) => w.end <= t + win - opts.guardSeconds);
       if (keep.length === 0) {
         // Nothing certain in this window (a long pause, music): look further.
         win *= 2;
