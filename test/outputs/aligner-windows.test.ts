@@ -86,6 +86,16 @@ describe('Outputs: the forced aligner in windows (issue 37)', function () {
     assert.ok(worst < 1.5, `a word ${worst.toFixed(2)} s from its place`);
   });
 
+  it('fails, instead of inventing timings, on another text over 2 minutes of speech', async () => {
+    const { wav } = await librivox();
+    const { pcm } = await pcmOf('wrong', Array.from({ length: 5 }, () => wav));
+    const text = TALK.split(' ').slice(0, 360).join(' ');
+    const tokens = tokenize(text, 'en');
+    const r = await runAligner({ pcm, model: 'en-us', keys: tokens.flatMap((t) => t.keys), ...ALIGN_THRESHOLDS }, path.join(dir, 'job.json'), { timeoutMs: 540_000, maxRssMb: 1536 }, () => {});
+    console.log(`      ${r.output.ok ? 'aligned' : r.output.code} after ${r.output.windows} windows`);
+    assert.ok(!r.output.ok && ['no_alignment', 'speech_not_covered'].includes(r.output.code), JSON.stringify({ ...r.output, times: undefined }));
+  });
+
   it('costs about as much per audio minute for 4 minutes as for 1 (CPU time of the decoding, one run)', async () => {
     const { wav, transcript } = await librivox();
     const perMinute = async (copies: number) => {
