@@ -34,7 +34,8 @@ async function main() {
   const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', clip.file]);
   const clipSeconds = Number(stdout);
   console.log(`LibriVox clip: ${clipSeconds.toFixed(1)} s; ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}`);
-  console.log('audio     | decode | align  | align per audio minute | real-time factor | peak RSS | cues');
+  console.log('audio     | decode | align  | align per audio minute | real-time factor | peak RSS | windows | CPU per audio minute | ÷ first row | load');
+  let floor: number | null = null;
   try {
     for (const m of minutes) {
       const times = Math.max(1, Math.round((m * 60) / clipSeconds));
@@ -55,9 +56,13 @@ async function main() {
       );
       if (!r.output.ok) throw new Error(`alignment failed: ${r.output.code}`);
       const cues = buildCues(timeTokens(tokens, r.output.times.map((t) => (t ? { start: t[0], end: t[1] } : null)), seconds));
+      if (cues.length === 0) throw new Error('no cues');
       const perMinute = r.ms / 1000 / (seconds / 60);
+      // CPU time of the windows' decoding per audio minute: what the machine's load does not change.
+      const cpuPerMinute = r.output.cpuMs / 1000 / (seconds / 60);
+      floor ??= cpuPerMinute;
       console.log(
-        `${(seconds / 60).toFixed(1).padStart(5)} min | ${(decodeMs / 1000).toFixed(1).padStart(5)} s | ${(r.ms / 1000).toFixed(1).padStart(5)} s | ${perMinute.toFixed(2).padStart(8)} s per minute       | ${(r.ms / 1000 / seconds).toFixed(3).padStart(8)}x        | ${String(r.peakRssMb).padStart(5)} MB | ${cues.length}`,
+        `${(seconds / 60).toFixed(1).padStart(5)} min | ${(decodeMs / 1000).toFixed(1).padStart(5)} s | ${(r.ms / 1000).toFixed(1).padStart(5)} s | ${perMinute.toFixed(2).padStart(8)} s per minute       | ${(r.ms / 1000 / seconds).toFixed(3).padStart(8)}x        | ${String(r.peakRssMb).padStart(5)} MB | ${String(r.output.windows).padStart(7)} | ${cpuPerMinute.toFixed(2).padStart(8)} s             | ${(cpuPerMinute / floor).toFixed(2).padStart(5)}       | ${os.loadavg()[0].toFixed(1)}`,
       );
       fs.rmSync(pcm, { force: true });
     }

@@ -102,8 +102,8 @@ export async function silentClip(seconds: number): Promise<string> {
 
 const LIBRIVOX = '/usr/share/pocketsphinx/test/data/librivox';
 
-/** LibriVox read speech from pocketsphinx-testdata (Sense and Sensibility), joined, with its transcript. */
-export async function librivoxClip(): Promise<{ file: string; transcript: string }> {
+/** LibriVox read speech from pocketsphinx-testdata (Sense and Sensibility), joined (`wav`, 16 kHz mono, and under a test picture, `file`), with its transcript. */
+export async function librivoxClip(): Promise<{ file: string; wav: string; transcript: string }> {
   fs.mkdirSync(cacheDir, { recursive: true });
   const lines = fs.readFileSync(path.join(LIBRIVOX, 'transcription'), 'utf8').trim().split('\n');
   const parts = lines.map((l) => {
@@ -119,7 +119,7 @@ export async function librivoxClip(): Promise<{ file: string; transcript: string
   }
   // Sentence case and full stops, as a creator would paste it.
   const transcript = parts.map((p) => `${p.text.charAt(0).toUpperCase()}${p.text.slice(1)}.`).join(' ');
-  return { file: await videoWithAudio(wav, 'librivox_joined_video'), transcript };
+  return { file: await videoWithAudio(wav, 'librivox_joined_video'), wav, transcript };
 }
 
 /** The median of |a − b| over the pairs. */

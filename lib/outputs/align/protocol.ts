@@ -13,10 +13,11 @@ export interface AlignJob {
   minSpeechCoverage: number;
 }
 
+/** `windows`: audio windows decoded (lib/outputs/align/windows.ts); `cpuMs`: the CPU time they took (not the model's loading). */
 export type AlignOutput =
   /** `times[i]`: [start, end, posterior] of keys[i] in seconds, or null when the dictionary lacks it. */
-  | { ok: true; times: Array<[number, number, number] | null>; inDictionary: number; total: number; speechCoverage: number }
-  | { ok: false; code: 'transcript_not_in_dictionary' | 'no_alignment' | 'speech_not_covered'; inDictionary: number; total: number; speechCoverage?: number };
+  | { ok: true; times: Array<[number, number, number] | null>; inDictionary: number; total: number; speechCoverage: number; windows: number; cpuMs: number }
+  | { ok: false; code: 'transcript_not_in_dictionary' | 'no_alignment' | 'speech_not_covered'; inDictionary: number; total: number; speechCoverage?: number; windows?: number; cpuMs?: number };
 
 /**
  * When a transcript is taken not to belong to the audio. Measured (test/outputs/aligner.test.ts):
