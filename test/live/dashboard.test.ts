@@ -50,7 +50,12 @@ describe('live: the dashboard goes live from the browser (SPEC §22)', function 
     await studio.getByRole('button', { name: /Stop \(live\)/ }).waitFor({ timeout: 30_000 });
     await waitFor('active', async () => (await s.get(`/v1/live-streams/${id}`).expect(200)).body.status === 'active', 90_000);
     await studio.locator('[data-health="whip"]').waitFor({ timeout: 30_000 });
-    assert.match((await studio.locator('[data-health]').textContent())!, /WHIP · h264 \d+×\d+/i);
+    // The panel appears with the ingest kind first; the codec and size follow with the edge's first health report.
+    const health = await waitFor('health with codec and size', async () => {
+      const text = (await studio.locator('[data-health]').textContent()) ?? '';
+      return /WHIP · h264 \d+×\d+/i.test(text) && text;
+    }, 30_000);
+    assert.match(health, /WHIP · h264 \d+×\d+/i);
     await page.getByText('Preview · WebRTC (WHEP)').waitFor({ timeout: 30_000 });
     await page.waitForFunction((sel) => ((document.querySelector(sel) as HTMLVideoElement)?.videoWidth ?? 0) > 0, `[data-preview="${id}"]`, { timeout: 30_000 });
     await studio.getByRole('button', { name: /Stop/ }).click();
