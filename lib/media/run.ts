@@ -1,6 +1,7 @@
 // The one place that executes ffmpeg. Callers pass exact argument arrays (see args.ts).
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import { niceAutogroups } from './autogroup';
 import { classifyFfmpegError, limitInStderr } from './errors';
 import { sandboxedCommand, type SandboxSpec } from './sandbox';
 
@@ -216,7 +217,10 @@ function runTool(args: readonly string[], options: ToolOptions): Promise<string>
     );
 
     child.once('spawn', () => {
-      if (child.pid !== undefined) options.onSpawn?.(child.pid);
+      if (child.pid === undefined) return;
+      options.onSpawn?.(child.pid);
+      // bwrap gives the tool a session (an autogroup) of its own: its niceness goes there too.
+      if (options.nice && sandbox?.mode === 'bwrap') void niceAutogroups(child.pid, options.nice);
     });
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
