@@ -16,7 +16,7 @@
  *     the ladder encodes behind `ready`, each timed from its segment requests; "worst seek" is
  *     the longest of all (SPEC §23: the playhead never waits more than 2 s);
  *
- *   npm run bench:playable -- [--minutes 10,60,120] [--kinds eligible,hevc] [--bitrate 4000000] [--seeks 0.5,0.25,0.75] [--cut-nice 2]
+ *   npm run bench:playable -- [--minutes 10,60,120] [--kinds eligible,hevc] [--bitrate 4000000] [--seeks 0.5,0.25,0.75] [--cut-nice 2] [--vod-nice 10]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -43,8 +43,14 @@ const kinds = list('kinds', 'eligible,hevc') as Array<'eligible' | 'hevc'>;
 const bitrate = Number(list('bitrate', '4000000')[0]);
 /** Further seeks after the first, as fractions of the length (each to a segment nobody asked for yet). */
 const seekFractions = list('seeks', '0.5,0.25,0.75').map(Number);
-/** JIT_CUT_NICE of the stack (default: the config's); `--cut-nice 10` runs the cuts at the ladder's niceness, as before. */
-const cutNice: Record<string, string> = argv.includes('--cut-nice') ? { JIT_CUT_NICE: list('cut-nice', '')[0] } : {};
+/**
+ * Niceness (default: the config's): `--cut-nice` sets JIT_CUT_NICE, `--vod-nice` MEDIA_FFMPEG_NICE.
+ * `--vod-nice 0` is the scheduling before the cuts came first: every ffmpeg alike (an A/B).
+ */
+const cutNice: Record<string, string> = {
+  ...(argv.includes('--cut-nice') ? { JIT_CUT_NICE: list('cut-nice', '')[0] } : {}),
+  ...(argv.includes('--vod-nice') ? { MEDIA_FFMPEG_NICE: list('vod-nice', '')[0] } : {}),
+};
 const MUX_MEDIAN = 9.0;
 const f1 = (n: number) => n.toFixed(1);
 const f2 = (n: number) => n.toFixed(2);

@@ -211,6 +211,7 @@ export function createJitCutter(deps: { storage: Storage; media: MediaTools; db:
       } catch (err) {
         if (stop?.signal.aborted) {
           jitCuts.cancelled++;
+          log?.info({ key }, 'jit: look-ahead cancelled');
           throw new RenderRefused('failed', 1, 'The look-ahead cut was cancelled');
         }
         if (err instanceof RenderRefused) throw err;
