@@ -44,6 +44,12 @@ export type RunFfmpegOptions = {
   /** Runs the process under `nice -n <nice>` (1–19; 0/undefined: as this process). */
   nice?: number;
   /**
+   * The niceness of a bwrap sandbox's autogroup (lib/media/autogroup.ts); default `nice`. Work a
+   * viewer waits for keeps 0 there: an autogroup above 0 weighs less than every other session on
+   * the machine, not only less than the VOD work.
+   */
+  autogroupNice?: number;
+  /**
    * Default true: a zero exit whose stderr reports "partial file" is rejected as invalid media.
    * ffmpeg conceals a truncated MP4 (moov first, data cut off) and exits 0 with a short output.
    */
@@ -220,7 +226,8 @@ function runTool(args: readonly string[], options: ToolOptions): Promise<string>
       if (child.pid === undefined) return;
       options.onSpawn?.(child.pid);
       // bwrap gives the tool a session (an autogroup) of its own: its niceness goes there too.
-      if (options.nice && sandbox?.mode === 'bwrap') void niceAutogroups(child.pid, options.nice);
+      const groupNice = options.autogroupNice ?? options.nice;
+      if (groupNice && sandbox?.mode === 'bwrap') void niceAutogroups(child.pid, groupNice);
     });
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {

@@ -71,7 +71,7 @@ export async function resolveSandbox(configured: MediaPolicy['sandbox']): Promis
   return found;
 }
 
-export type RunOptions = Pick<RunFfmpegOptions, 'onProgress' | 'signal' | 'onSpawn' | 'failOnPartialInput' | 'onStderrTail' | 'nice'> & {
+export type RunOptions = Pick<RunFfmpegOptions, 'onProgress' | 'signal' | 'onSpawn' | 'failOnPartialInput' | 'onStderrTail' | 'nice' | 'autogroupNice'> & {
   /** The only directory the process may write. */
   outputDir?: string;
   /** Sets the wall-time and CPU bounds; unknown = the longest allowed. */

@@ -60,5 +60,24 @@ describe('ffmpeg niceness under autogroup scheduling (bwrap sandbox)', function 
     assert.equal(seen.length > 0, true, 'the sandboxed ffmpeg ran in an autogroup at nice 10');
     const mine = fs.readFileSync('/proc/self/autogroup', 'utf8').trim();
     assert.notEqual(seen[0].split(' ')[0], mine.split(' ')[0], 'its own autogroup (bwrap --new-session), not the test\'s');
+
+    // A just-in-time cut (lib/playback/jit.ts): plain nice 2 (below the VOD work where nice
+    // weighs), its autogroup left at 0 (above 0 it would weigh less than every other session).
+    let cutPid = 0;
+    const states: string[] = [];
+    const cut = tools.ffmpeg(['-re', ...input.inputArgs, '-i', input.path, '-f', 'null', '-'], input, { durationSeconds: 4, nice: 2, autogroupNice: 0, onSpawn: (pid) => (cutPid = pid) });
+    for (const until = Date.now() + 2500; Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 100));
+      for (const pid of cutPid ? ffmpegsBelow(cutPid) : []) {
+        try {
+          const ni = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[16];
+          states.push(`${ni} ${fs.readFileSync(`/proc/${pid}/autogroup`, 'utf8').trim().split(' ').slice(1).join(' ')}`);
+        } catch {
+          /* exited */
+        }
+      }
+    }
+    await cut;
+    assert.ok(states.length > 0 && states.every((x) => x === '2 nice 0'), JSON.stringify(states));
   });
 });
