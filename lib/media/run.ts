@@ -44,9 +44,9 @@ export type RunFfmpegOptions = {
   /** Runs the process under `nice -n <nice>` (1–19; 0/undefined: as this process). */
   nice?: number;
   /**
-   * The niceness of a bwrap sandbox's autogroup (lib/media/autogroup.ts); default `nice`. Work a
-   * viewer waits for keeps 0 there: an autogroup above 0 weighs less than every other session on
-   * the machine, not only less than the VOD work.
+   * The niceness of a bwrap sandbox's autogroup (lib/media/autogroup.ts); unset: left at 0. Only
+   * long encodes nobody waits for take it: an autogroup above 0 weighs less than every other
+   * session on the machine (a thumbnail on the way to `ready` at 10 took 19 s under outside load).
    */
   autogroupNice?: number;
   /**
@@ -226,8 +226,7 @@ function runTool(args: readonly string[], options: ToolOptions): Promise<string>
       if (child.pid === undefined) return;
       options.onSpawn?.(child.pid);
       // bwrap gives the tool a session (an autogroup) of its own: its niceness goes there too.
-      const groupNice = options.autogroupNice ?? options.nice;
-      if (groupNice && sandbox?.mode === 'bwrap') void niceAutogroups(child.pid, groupNice);
+      if (options.autogroupNice && sandbox?.mode === 'bwrap') void niceAutogroups(child.pid, options.autogroupNice);
     });
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {

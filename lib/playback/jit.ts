@@ -146,7 +146,7 @@ export function createJitCutter(deps: { storage: Storage; media: MediaTools; db:
       const inputArgs = deps.formatCheck ? safeInputArgs({ format: plan.demuxer, remote: isRemoteInput(source) }) : [];
       const input = { path: source, demuxer: plan.demuxer, inputArgs };
       const end = index + 1 < plan.boundaries.length ? plan.boundaries[index + 1] : plan.durationSeconds;
-      await media.ffmpeg(jitCutArgs({ plan, index, input: source, inputArgs, outputDir: dir }), input, { outputDir: dir, durationSeconds: end - plan.boundaries[index] + 1, signal, nice: limits.nice, autogroupNice: 0 });
+      await media.ffmpeg(jitCutArgs({ plan, index, input: source, inputArgs, outputDir: dir }), input, { outputDir: dir, durationSeconds: end - plan.boundaries[index] + 1, signal, nice: limits.nice });
       const out = path.join(dir, jitCutOutput(plan));
       const size = (await fs.stat(out).catch(() => null))?.size ?? 0;
       if (size === 0) throw new Error(`the cut of ${key} made nothing`);

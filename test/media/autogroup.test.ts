@@ -29,14 +29,15 @@ function ffmpegsBelow(root: number): number[] {
 }
 
 /**
- * MEDIA_FFMPEG_NICE (VOD work) and JIT_CUT_NICE (a cut a viewer waits for) must hold where the
- * kernel schedules by autogroup: bwrap's --new-session gives each sandboxed ffmpeg an autogroup
- * of its own at nice 0, where a plain `nice -n 10` weighs nothing against other sessions.
+ * MEDIA_FFMPEG_NICE must hold for the long encodes behind `ready` where the kernel schedules by
+ * autogroup: bwrap's --new-session gives each sandboxed ffmpeg an autogroup of its own at nice 0,
+ * where a plain `nice -n 10` weighs nothing against other sessions (a seek's just-in-time cut
+ * then shared the CPU equally with every chunk encode of the ladder).
  */
 describe('ffmpeg niceness under autogroup scheduling (bwrap sandbox)', function () {
   this.timeout(120_000);
 
-  it("a sandboxed ffmpeg's autogroup carries the run's niceness", async function () {
+  it("a background encode's sandbox autogroup carries the run's niceness; a cut's stays at 0", async function () {
     const on = fs.existsSync('/proc/sys/kernel/sched_autogroup_enabled') && fs.readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1';
     const tools = createMediaTools({ ffmpegPath: 'ffmpeg', ffprobePath: 'ffprobe', sandbox: 'auto', formatCheck: true, limits: DEFAULT_LIMITS, nice: 10 });
     if (!on || (await tools.sandboxMode()) !== 'bwrap') this.skip();
@@ -45,7 +46,7 @@ describe('ffmpeg niceness under autogroup scheduling (bwrap sandbox)', function 
     let spawned = 0;
     const seen: string[] = [];
     // -re: four seconds of wall time, long enough to look at the running process.
-    const job = tools.ffmpeg(['-re', ...input.inputArgs, '-i', input.path, '-f', 'null', '-'], input, { durationSeconds: 4, onSpawn: (pid) => (spawned = pid) });
+    const job = tools.ffmpeg(['-re', ...input.inputArgs, '-i', input.path, '-f', 'null', '-'], input, { durationSeconds: 4, background: true, onSpawn: (pid) => (spawned = pid) });
     const deadline = Date.now() + 3000;
     while (Date.now() < deadline && seen.length === 0) {
       await new Promise((r) => setTimeout(r, 50));
@@ -61,11 +62,12 @@ describe('ffmpeg niceness under autogroup scheduling (bwrap sandbox)', function 
     const mine = fs.readFileSync('/proc/self/autogroup', 'utf8').trim();
     assert.notEqual(seen[0].split(' ')[0], mine.split(' ')[0], 'its own autogroup (bwrap --new-session), not the test\'s');
 
-    // A just-in-time cut (lib/playback/jit.ts): plain nice 2 (below the VOD work where nice
-    // weighs), its autogroup left at 0 (above 0 it would weigh less than every other session).
+    // A just-in-time cut (lib/playback/jit.ts), or any short job on the way to `ready`: plain nice
+    // (2 for a cut: below the VOD work where nice weighs), its autogroup left at 0 (above 0 it
+    // would weigh less than every other session on the machine).
     let cutPid = 0;
     const states: string[] = [];
-    const cut = tools.ffmpeg(['-re', ...input.inputArgs, '-i', input.path, '-f', 'null', '-'], input, { durationSeconds: 4, nice: 2, autogroupNice: 0, onSpawn: (pid) => (cutPid = pid) });
+    const cut = tools.ffmpeg(['-re', ...input.inputArgs, '-i', input.path, '-f', 'null', '-'], input, { durationSeconds: 4, nice: 2, onSpawn: (pid) => (cutPid = pid) });
     for (const until = Date.now() + 2500; Date.now() < until; ) {
       await new Promise((r) => setTimeout(r, 100));
       for (const pid of cutPid ? ffmpegsBelow(cutPid) : []) {
