@@ -26,6 +26,7 @@ import { singlePassLadderArgs } from '../lib/media/args';
 import { gridJitSegments, JIT_ENCODE_SEGMENT_SECONDS, jitCutArgs } from '../lib/media/jit';
 import { planLadder } from '../lib/media/ladder';
 import { runFfmpeg } from '../lib/media/run';
+import { jitCuts } from '../lib/playback/jit';
 import { keys } from '../lib/storage';
 import http from 'node:http';
 import { allRunEvents } from '../test/support/flow';
@@ -167,6 +168,7 @@ async function measure(s: Stack, file: string, seconds: number) {
     );
   // The first seek (last minute) is timed from the master request; the others (a viewer seeking
   // again, while the ladder encodes behind `ready`) from their segment requests.
+  const cuts0 = { ...jitCuts };
   const parts = await segmentsAt(seconds - 60, t1);
   const seek = (performance.now() - t1) / 1000;
   const again: Array<{ at: number; seconds: number; parts: number[] }> = [];
@@ -176,6 +178,7 @@ async function measure(s: Stack, file: string, seconds: number) {
     again.push({ at: seconds * f, seconds: (performance.now() - t) / 1000, parts: p });
   }
   const cpu = machineCpu() - cpu0;
+  const cuts = { made: jitCuts.count - cuts0.count, cancelled: jitCuts.cancelled - cuts0.cancelled };
   const prefix = `${keys.videoPrefix(s.ws.id, v.uuid)}hls/`;
   let cached = 0;
   for (const key of await s.storage.list(prefix)) cached += (await s.storage.head(key))?.size ?? 0;
@@ -195,7 +198,7 @@ async function measure(s: Stack, file: string, seconds: number) {
     }
   }
   await s.del(`/v1/videos/${id}`).expect(204);
-  return { ready, seek, parts, again, cpu, cached, variant: uris(text)[0], steps: steps.join(', ') };
+  return { ready, seek, parts, again, cuts, cpu, cached, variant: uris(text)[0], steps: steps.join(', ') };
 }
 
 async function main(): Promise<void> {
@@ -226,7 +229,7 @@ async function main(): Promise<void> {
         `| ${kind === 'eligible' ? 'H.264/AAC 1080p' : 'HEVC 1080p'} | ${m} min | ${f2(r.ready)} s | ${f2(r.seek)} s | ${f2(Math.max(r.seek, ...r.again.map((a) => a.seconds)))} s | ${f1(MUX_MEDIAN)} s | ${f1(floor)} s | ${(r.ready / floor).toFixed(4)}× | ${f1(r.cpu)} CPU-s | ${(r.cached / 1e6).toFixed(1)} MB | ${r.variant} |`,
       );
       const ms = (p: number[]) => p.map((x) => (x / 1000).toFixed(2)).join('/');
-      console.log(`  (seeks, s: ${[`${seconds(m * 60 - 60)} ${f2(r.seek)} (video/audio ${ms(r.parts)})`, ...r.again.map((a) => `${seconds(a.at)} ${f2(a.seconds)} (${ms(a.parts)})`)].join(', ')}${floorCut === null ? '' : `; one cut alone ${f2(floorCut)} s, worst seek / it ${f2(Math.max(r.seek, ...r.again.map((a) => a.seconds)) / floorCut)}×`}; load ${f2(os.loadavg()[0])})`);
+      console.log(`  (seeks, s: ${[`${seconds(m * 60 - 60)} ${f2(r.seek)} (video/audio ${ms(r.parts)})`, ...r.again.map((a) => `${seconds(a.at)} ${f2(a.seconds)} (${ms(a.parts)})`)].join(', ')}${floorCut === null ? '' : `; one cut alone ${f2(floorCut)} s, worst seek / it ${f2(Math.max(r.seek, ...r.again.map((a) => a.seconds)) / floorCut)}×`}; cuts made ${r.cuts.made}, look-ahead cancelled ${r.cuts.cancelled}; load ${f2(os.loadavg()[0])})`);
       console.log(`  (activities to ready, s: ${r.steps})`);
     }
   }

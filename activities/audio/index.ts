@@ -54,6 +54,7 @@ export function audioActivities(deps: ActivityDeps) {
       durationSeconds,
       signal: Context.current().cancellationSignal,
       onStderrTail: (t) => (tail = t),
+      background: true,
     });
     return parseLoudness(tail);
   }

@@ -76,7 +76,7 @@ export function codecActivities({ config, db, storage }: ActivityDeps) {
       const out = path.join(dir, 'cmaf');
       await fs.mkdir(out);
       const input = await media.open(ts, p.signal, { allowAudioOnly: true });
-      await media.ffmpeg(cmafAudioArgs({ input: input.path, inputArgs: input.inputArgs, outputDir: out, segmentSeconds }), input, { outputDir: out, signal: p.signal });
+      await media.ffmpeg(cmafAudioArgs({ input: input.path, inputArgs: input.inputArgs, outputDir: out, segmentSeconds }), input, { outputDir: out, signal: p.signal, background: true });
       const rep = await represent(await fs.readFile(path.join(out, 'index.m3u8'), 'utf8'), async (uri) => (await fs.stat(path.join(out, uri))).size);
       await uploadRendition(out, target, p.beat);
       await db('audio_tracks').where({ video_id: p.videoId, rendition: p.track.rendition }).update({ cmaf: true, updated_at: db.fn.now() });
