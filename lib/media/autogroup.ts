@@ -35,8 +35,8 @@ const read = (file: string): string | null => {
 /** `/proc/<pid>/autogroup` reads "/autogroup-<id> nice <n>": the id. */
 const groupOf = (pid: number): string | null => read(`/proc/${pid}/autogroup`)?.split(' ')[0] ?? null;
 
-/** The processes below `pid` (children's children included), breadth first. */
-function below(pid: number): number[] {
+/** The processes below `pid` (children's children included), breadth first; [] off Linux. */
+export function below(pid: number): number[] {
   const out: number[] = [];
   const queue = [pid];
   while (queue.length && out.length < 64) {

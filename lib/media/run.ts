@@ -1,7 +1,7 @@
 // The one place that executes ffmpeg. Callers pass exact argument arrays (see args.ts).
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { niceAutogroups } from './autogroup';
+import { below, niceAutogroups } from './autogroup';
 import { classifyFfmpegError, limitInStderr } from './errors';
 import { sandboxedCommand, type SandboxSpec } from './sandbox';
 
@@ -182,7 +182,24 @@ function runTool(args: readonly string[], options: ToolOptions): Promise<string>
     let stdoutOverflow = false;
 
     const kill = (): void => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      // The whole tree, not only the process spawned: killed during its setup, bwrap's inner
+      // process (the sandbox's pid 1) is not yet bound to die with it and was left sleeping
+      // forever, holding our stdout/stderr, so 'close' never came and the run never settled
+      // (an aborted just-in-time cut then blocked its segment for good). Stopped first, so it
+      // cannot fork while its tree is listed.
+      if (child.pid !== undefined && sandbox?.mode === 'bwrap') {
+        const signalTo = (pid: number, sig: NodeJS.Signals) => {
+          try {
+            process.kill(pid, sig);
+          } catch {
+            /* gone already */
+          }
+        };
+        signalTo(child.pid, 'SIGSTOP');
+        for (const pid of below(child.pid)) signalTo(pid, 'SIGKILL');
+      }
+      child.kill('SIGKILL');
     };
     const onAbort = (): void => {
       aborted = true;
