@@ -54,6 +54,7 @@ export function audioActivities(deps: ActivityDeps) {
       durationSeconds,
       signal: Context.current().cancellationSignal,
       onStderrTail: (t) => (tail = t),
+      background: true,
     });
     return parseLoudness(tail);
   }
@@ -96,7 +97,7 @@ export function audioActivities(deps: ActivityDeps) {
               const out = path.join(dir, t.rendition);
               await fs.mkdir(out);
               const args = audioRenditionArgs({ input: input.path, inputArgs: input.inputArgs, outputDir: out, stream: t.stream, channels: t.channels, bitrate: t.bitrate, segmentSeconds, loudnorm: normalize ? m : null });
-              await media.ffmpeg(args, input, { outputDir: dir, durationSeconds: duration, signal });
+              await media.ffmpeg(args, input, { outputDir: dir, durationSeconds: duration, signal, background: true });
               await uploadDir(out, audioKey(p.workspaceId, p.videoId, t.rendition));
               rows.push({
                 video_id: p.videoId, rendition: t.rendition, ordinal: rows.length, language: t.language, name: t.name, is_default: t.isDefault,

@@ -103,7 +103,7 @@ export function addedTrackActivities({ config, db, storage, log }: ActivityDeps)
             if (!input.info.hasAudio) throw ApplicationFailure.nonRetryable('The file has no audio stream', 'invalid_media');
             const duration = Number(video.duration_seconds ?? input.info.durationSeconds ?? 0);
             const args = alignedTrackArgs({ input: input.path, inputArgs: input.inputArgs, outputDir: out, durationSeconds: duration, bitrate: STEREO_BITRATE, segmentSeconds: config.media.segmentSeconds });
-            await media.ffmpeg(args, input, { outputDir: dir, durationSeconds: duration, signal: ctx.cancellationSignal });
+            await media.ffmpeg(args, input, { outputDir: dir, durationSeconds: duration, signal: ctx.cancellationSignal, background: true });
           } catch (err) {
             throw toFailure(err);
           }

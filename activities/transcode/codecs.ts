@@ -76,7 +76,7 @@ export function codecActivities({ config, db, storage }: ActivityDeps) {
       const out = path.join(dir, 'cmaf');
       await fs.mkdir(out);
       const input = await media.open(ts, p.signal, { allowAudioOnly: true });
-      await media.ffmpeg(cmafAudioArgs({ input: input.path, inputArgs: input.inputArgs, outputDir: out, segmentSeconds }), input, { outputDir: out, signal: p.signal });
+      await media.ffmpeg(cmafAudioArgs({ input: input.path, inputArgs: input.inputArgs, outputDir: out, segmentSeconds }), input, { outputDir: out, signal: p.signal, background: true });
       const rep = await represent(await fs.readFile(path.join(out, 'index.m3u8'), 'utf8'), async (uri) => (await fs.stat(path.join(out, uri))).size);
       await uploadRendition(out, target, p.beat);
       await db('audio_tracks').where({ video_id: p.videoId, rendition: p.track.rendition }).update({ cmaf: true, updated_at: db.fn.now() });
@@ -95,7 +95,7 @@ export function codecActivities({ config, db, storage }: ActivityDeps) {
         return await withTempDir(async (dir) => {
           const input = await media.open(await storage.mediaSource(p.storageKey), ctx.cancellationSignal);
           const args = cmafRungArgs({ input: input.path, inputArgs: input.inputArgs, outputDir: dir, rung: p.rung, codec: p.codec, segmentSeconds, fps: p.fps });
-          await media.ffmpeg(args, input, { outputDir: dir, durationSeconds: p.durationSeconds, signal: ctx.cancellationSignal, onProgress: (pct) => (progress = pct) });
+          await media.ffmpeg(args, input, { outputDir: dir, durationSeconds: p.durationSeconds, signal: ctx.cancellationSignal, onProgress: (pct) => (progress = pct), background: true });
           const segments = parseMediaPlaylist(await fs.readFile(path.join(dir, 'index.m3u8'), 'utf8'));
           if (segments.length === 0 || segments.some((s) => !/^seg_[0-9]{5}\.m4s$/.test(s.uri))) throw new Error(`unexpected ${name} playlist`);
           const sizes = await Promise.all(segments.map(async (s) => ({ seconds: s.seconds, bytes: (await fs.stat(path.join(dir, s.uri))).size })));

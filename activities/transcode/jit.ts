@@ -129,7 +129,7 @@ export function jitActivities({ config, db, storage, log }: ActivityDeps) {
           const source = await storage.mediaSource(plan.storageKey);
           const input = { path: source, demuxer: plan.demuxer, inputArgs: config.media.formatCheck ? safeInputArgs({ format: plan.demuxer, remote: isRemoteInput(source) }) : [] };
           try {
-            await media.ffmpeg(jitWholeArgs({ plan, input: source, inputArgs: input.inputArgs, outputDir: dir }), input, { outputDir: dir, durationSeconds: plan.durationSeconds, signal: ctx.cancellationSignal });
+            await media.ffmpeg(jitWholeArgs({ plan, input: source, inputArgs: input.inputArgs, outputDir: dir }), input, { outputDir: dir, durationSeconds: plan.durationSeconds, signal: ctx.cancellationSignal, background: true });
           } catch (err) {
             throw toFailure(err);
           }

@@ -196,7 +196,7 @@ export function ladderActivities({ config, db, storage, temporal, log }: Activit
             }
           };
           try {
-            await media.ffmpeg(args, input, { outputDir: dir, durationSeconds: seconds, onProgress, signal: ctx.cancellationSignal });
+            await media.ffmpeg(args, input, { outputDir: dir, durationSeconds: seconds, onProgress, signal: ctx.cancellationSignal, background: true });
           } catch (err) {
             throw toFailure(err);
           }

@@ -49,7 +49,7 @@ export function cdnRoutes(r: Router, deps: Deps): void {
   const base = `${mountPath(deps.config.cdnUrl)}/v/`;
   const { meter, access: decisions, files } = deps.hot;
   const self = selfOriginsOf(deps.config);
-  const jit = createJitCutter({ storage: deps.storage, media: createMediaTools(deps.config.media), db: deps.db, limits: deps.config.media.jitCuts, formatCheck: deps.config.media.formatCheck });
+  const jit = createJitCutter({ storage: deps.storage, media: createMediaTools(deps.config.media), db: deps.db, limits: deps.config.media.jitCuts, formatCheck: deps.config.media.formatCheck, log: deps.log });
   // SPEC §14 files (captions, downloads, storyboard, images) first; the rest falls through.
   outputCdnRoutes(r, deps, meter, jit);
   // SPEC §17 live playlists and segments; §22 WHIP and WHEP.

@@ -36,6 +36,12 @@ export const mediaEnv = {
   JIT_CUT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   JIT_CUT_QUEUE_MAX: z.coerce.number().int().min(1).max(10_000).default(64),
   JIT_CUT_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(20_000),
+  /**
+   * Niceness of a just-in-time cut (a viewer is waiting for it): below MEDIA_FFMPEG_NICE, so the
+   * ladder encoding behind `ready` on the same machine does not starve it (SPEC §23: the playhead
+   * never waits more than 2 s). Capped at MEDIA_FFMPEG_NICE.
+   */
+  JIT_CUT_NICE: z.coerce.number().int().min(0).max(19).default(2),
   TRANSCODE_CHUNK_THRESHOLD_SECONDS: z.coerce.number().min(1).default(120),
   TRANSCODE_CHUNK_SECONDS: z.coerce.number().min(1).default(30),
   // encoding efficiency (issue 28, SPEC §21): capped CRF, quality floor (docs/transcoding.md)
@@ -55,7 +61,7 @@ export interface MediaConfig {
   formatCheck: boolean;
   passthrough: boolean;
   jit: boolean;
-  jitCuts: { concurrency: number; queueMax: number; timeoutMs: number };
+  jitCuts: { concurrency: number; queueMax: number; timeoutMs: number; nice: number };
   chunkThresholdSeconds: number;
   chunkSeconds: number;
   rateControl: RateControl;
@@ -86,7 +92,7 @@ export function mediaConfig(e: EnvOf<typeof mediaEnv>, nodeEnv: string): MediaCo
 
     passthrough: e.TRANSCODE_PASSTHROUGH,
     jit: e.TRANSCODE_JIT,
-    jitCuts: { concurrency: e.JIT_CUT_CONCURRENCY, queueMax: e.JIT_CUT_QUEUE_MAX, timeoutMs: e.JIT_CUT_TIMEOUT_MS },
+    jitCuts: { concurrency: e.JIT_CUT_CONCURRENCY, queueMax: e.JIT_CUT_QUEUE_MAX, timeoutMs: e.JIT_CUT_TIMEOUT_MS, nice: Math.min(e.JIT_CUT_NICE, e.MEDIA_FFMPEG_NICE) },
     chunkThresholdSeconds: e.TRANSCODE_CHUNK_THRESHOLD_SECONDS,
     chunkSeconds: e.TRANSCODE_CHUNK_SECONDS,
     rateControl: e.TRANSCODE_RATE_CONTROL === 'abr' ? { mode: 'abr' } : { mode: 'crf', crf: e.TRANSCODE_CRF },

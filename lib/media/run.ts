@@ -1,6 +1,7 @@
 // The one place that executes ffmpeg. Callers pass exact argument arrays (see args.ts).
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import { below, niceAutogroups } from './autogroup';
 import { classifyFfmpegError, limitInStderr } from './errors';
 import { sandboxedCommand, type SandboxSpec } from './sandbox';
 
@@ -42,6 +43,12 @@ export type RunFfmpegOptions = {
   onSpawn?: (pid: number) => void;
   /** Runs the process under `nice -n <nice>` (1–19; 0/undefined: as this process). */
   nice?: number;
+  /**
+   * The niceness of a bwrap sandbox's autogroup (lib/media/autogroup.ts); unset: left at 0. Only
+   * long encodes nobody waits for take it: an autogroup above 0 weighs less than every other
+   * session on the machine (a thumbnail on the way to `ready` at 10 took 19 s under outside load).
+   */
+  autogroupNice?: number;
   /**
    * Default true: a zero exit whose stderr reports "partial file" is rejected as invalid media.
    * ffmpeg conceals a truncated MP4 (moov first, data cut off) and exits 0 with a short output.
@@ -175,7 +182,24 @@ function runTool(args: readonly string[], options: ToolOptions): Promise<string>
     let stdoutOverflow = false;
 
     const kill = (): void => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      // The whole tree, not only the process spawned: killed during its setup, bwrap's inner
+      // process (the sandbox's pid 1) is not yet bound to die with it and was left sleeping
+      // forever, holding our stdout/stderr, so 'close' never came and the run never settled
+      // (an aborted just-in-time cut then blocked its segment for good). Stopped first, so it
+      // cannot fork while its tree is listed.
+      if (child.pid !== undefined && sandbox?.mode === 'bwrap') {
+        const signalTo = (pid: number, sig: NodeJS.Signals) => {
+          try {
+            process.kill(pid, sig);
+          } catch {
+            /* gone already */
+          }
+        };
+        signalTo(child.pid, 'SIGSTOP');
+        for (const pid of below(child.pid)) signalTo(pid, 'SIGKILL');
+      }
+      child.kill('SIGKILL');
     };
     const onAbort = (): void => {
       aborted = true;
@@ -216,7 +240,10 @@ function runTool(args: readonly string[], options: ToolOptions): Promise<string>
     );
 
     child.once('spawn', () => {
-      if (child.pid !== undefined) options.onSpawn?.(child.pid);
+      if (child.pid === undefined) return;
+      options.onSpawn?.(child.pid);
+      // bwrap gives the tool a session (an autogroup) of its own: its niceness goes there too.
+      if (options.autogroupNice && sandbox?.mode === 'bwrap') void niceAutogroups(child.pid, options.autogroupNice);
     });
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {

@@ -72,6 +72,12 @@ export async function resolveSandbox(configured: MediaPolicy['sandbox']): Promis
 }
 
 export type RunOptions = Pick<RunFfmpegOptions, 'onProgress' | 'signal' | 'onSpawn' | 'failOnPartialInput' | 'onStderrTail' | 'nice'> & {
+  /**
+   * A long encode behind `ready` (the ladder's chunks, the full audio encode, the one-pass cut of
+   * every segment, the extra codecs): where the kernel schedules by autogroup, its sandbox's
+   * autogroup takes the niceness too, so it yields to what a viewer waits for (lib/media/autogroup.ts).
+   */
+  background?: boolean;
   /** The only directory the process may write. */
   outputDir?: string;
   /** Sets the wall-time and CPU bounds; unknown = the longest allowed. */
@@ -147,6 +153,7 @@ export function createMediaTools(policy: MediaPolicy) {
         sandbox: await spec(ffmpegPath, input.path, wall, options.outputDir),
         timeoutMs: wall * 1000,
         nice: options.nice ?? policy.nice,
+        autogroupNice: options.background ? (options.nice ?? policy.nice) : undefined,
       });
     },
   };

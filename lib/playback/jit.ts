@@ -6,10 +6,12 @@
 // per process) and made once: in-process single flight, and a Postgres advisory lock per segment
 // across processes, taken before the cut and released by the database if the process dies. The
 // segment is written whole (local: temp file + rename; S3: one PUT) or not at all.
+import { readdirSync, rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Db } from '../db';
+import type { Logger } from '../logger';
 import { isRemoteInput, safeInputArgs } from '../media/input';
 import { JIT_PRESETS, jitCutArgs, jitCutOutput, jitSegmentIndex, jitSegmentName, MAX_JIT_SEGMENTS, type JitPlan } from '../media/jit';
 import type { MediaTools } from '../media/tools';
@@ -58,10 +60,49 @@ export interface JitLimits {
   concurrency: number;
   queueMax: number;
   timeoutMs: number;
+  /** Niceness of the cut's ffmpeg (below the VOD work's: a viewer waits for it). Default: the media policy's. */
+  nice?: number;
 }
 
-/** Cuts made by this process (tests and the bench read it): a stored or shared segment adds none. */
-export const jitCuts = { count: 0, failures: 0 };
+/**
+ * Cuts made by this process (tests and the bench read it): a stored or shared segment adds none;
+ * `cancelled`: look-ahead cuts stopped because a viewer of the same rendition asked elsewhere.
+ */
+export const jitCuts = { count: 0, failures: 0, cancelled: 0 };
+
+/** A cut's temp dir names its process, so a restarted API can remove what a killed one left. */
+const TEMP_PREFIX = 'vidhost-jit-';
+const tempPrefix = (): string => `${TEMP_PREFIX}${process.pid}-`;
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Removes the temp dirs of cuts whose process is gone (SIGKILLed mid-cut, its `finally` never ran):
+ * each holds a partial segment. Dirs of live processes (another API on this machine) are left.
+ */
+export function sweepDeadCutDirs(dir = os.tmpdir()): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const m = /^vidhost-jit-(\d+)-/.exec(name);
+    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    rmSync(path.join(dir, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+}
 
 export type JitOutcome = 'cut' | 'stored' | 'shared' | 'none';
 
@@ -75,11 +116,15 @@ export interface JitCutter {
   queue: RenderQueue;
 }
 
-export function createJitCutter(deps: { storage: Storage; media: MediaTools; db: Db; limits: JitLimits; formatCheck: boolean }): JitCutter {
-  const { storage, media, db, limits } = deps;
+export function createJitCutter(deps: { storage: Storage; media: MediaTools; db: Db; limits: JitLimits; formatCheck: boolean; log?: Logger }): JitCutter {
+  const { storage, media, db, limits, log } = deps;
   const queue = new RenderQueue({ concurrency: limits.concurrency, anonymousConcurrency: limits.concurrency, queueMax: limits.queueMax, timeoutMs: limits.timeoutMs });
   const plans = new Map<string, { at: number; plan: Promise<JitPlan | null> }>();
   const inflight = new Map<string, Promise<JitOutcome>>();
+  /** Look-ahead cuts in flight, by key: cancelled when a viewer of their rendition seeks elsewhere, unless someone waits on them. */
+  const ahead = new Map<string, { prefix: string; index: number; stop: AbortController; awaited: boolean }>();
+  const swept = sweepDeadCutDirs();
+  if (swept.length) log?.warn({ dirs: swept.length }, 'jit: removed the temp dirs of cuts whose process died');
 
   /** Plans never change once written; a missing one is asked again after a few seconds. */
   const planOf = (prefix: string): Promise<JitPlan | null> => {
@@ -95,13 +140,13 @@ export function createJitCutter(deps: { storage: Storage; media: MediaTools; db:
   };
 
   async function cut(plan: JitPlan, index: number, key: string, signal: AbortSignal): Promise<void> {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'vidhost-jit-'));
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), tempPrefix()));
     try {
       const source = await storage.mediaSource(plan.storageKey);
       const inputArgs = deps.formatCheck ? safeInputArgs({ format: plan.demuxer, remote: isRemoteInput(source) }) : [];
       const input = { path: source, demuxer: plan.demuxer, inputArgs };
       const end = index + 1 < plan.boundaries.length ? plan.boundaries[index + 1] : plan.durationSeconds;
-      await media.ffmpeg(jitCutArgs({ plan, index, input: source, inputArgs, outputDir: dir }), input, { outputDir: dir, durationSeconds: end - plan.boundaries[index] + 1, signal });
+      await media.ffmpeg(jitCutArgs({ plan, index, input: source, inputArgs, outputDir: dir }), input, { outputDir: dir, durationSeconds: end - plan.boundaries[index] + 1, signal, nice: limits.nice });
       const out = path.join(dir, jitCutOutput(plan));
       const size = (await fs.stat(out).catch(() => null))?.size ?? 0;
       if (size === 0) throw new Error(`the cut of ${key} made nothing`);
@@ -118,12 +163,14 @@ export function createJitCutter(deps: { storage: Storage; media: MediaTools; db:
       await tx.raw('select pg_advisory_xact_lock(hashtext(?))', [`jit:${key}`]);
       if (await storage.head(key)) return 'shared' as const;
       jitCuts.count++;
+      const t0 = Date.now();
       try {
         await cut(plan, index, key, signal);
       } catch (err) {
         jitCuts.failures++;
         throw err;
       }
+      log?.info({ key, ms: Date.now() - t0 }, 'jit: segment cut');
       // A deletion that ran during the cut has already swept the folder: leave nothing behind.
       const row = await tx('videos').where({ id: videoId }).first('deleted_at');
       if (!row || row.deleted_at) await storage.deletePrefix(key).catch(() => undefined);
@@ -131,31 +178,64 @@ export function createJitCutter(deps: { storage: Storage; media: MediaTools; db:
     });
   }
 
-  /** One segment made to exist (single flight in this process, the lock across processes). */
-  function ensureOne(plan: JitPlan, prefix: string, index: number, videoId: string): Promise<JitOutcome> {
+  /**
+   * One segment made to exist (single flight in this process, the lock across processes).
+   * `lookahead`: nobody asked for it yet; it may be cancelled until someone does.
+   */
+  function ensureOne(plan: JitPlan, prefix: string, index: number, videoId: string, lookahead = false): Promise<JitOutcome> {
     const key = prefix + jitSegmentName(index);
     const running = inflight.get(key);
-    if (running) return running.then(() => 'shared' as const);
+    if (running) {
+      const entry = ahead.get(key);
+      // A look-ahead being cancelled is let go; the asked cut starts once it has unwound.
+      if (entry?.stop.signal.aborted) return lookahead ? running : running.catch(() => undefined).then(() => ensureOne(plan, prefix, index, videoId));
+      if (entry && !lookahead) entry.awaited = true;
+      return running.then(() => 'shared' as const);
+    }
+    const stop = lookahead ? new AbortController() : undefined;
+    if (stop) ahead.set(key, { prefix, index, stop, awaited: false });
     const job = (async (): Promise<JitOutcome> => {
       if (await storage.head(key)) return 'stored';
       let timedOut = false;
       try {
-        return await queue.run('keyed', async (signal) => {
+        return await queue.run('keyed', async (timeout) => {
+          const signal = stop ? AbortSignal.any([timeout, stop.signal]) : timeout;
+          if (signal.aborted) throw new Error('cancelled before it started');
           try {
             return await lockedCut(plan, index, key, videoId, signal);
           } catch (err) {
-            timedOut = signal.aborted;
+            timedOut = timeout.aborted;
             throw err;
           }
         });
       } catch (err) {
+        if (stop?.signal.aborted) {
+          jitCuts.cancelled++;
+          log?.info({ key }, 'jit: look-ahead cancelled');
+          throw new RenderRefused('failed', 1, 'The look-ahead cut was cancelled');
+        }
         if (err instanceof RenderRefused) throw err;
         if (timedOut) throw new RenderRefused('timeout', queue.retryAfter('keyed'), `The segment took longer than ${limits.timeoutMs} ms to cut; retry`);
         throw new RenderRefused('failed', 2, `The segment could not be cut: ${(err as Error).message.slice(0, 200)}`);
       }
-    })().finally(() => inflight.delete(key));
+    })().finally(() => {
+      inflight.delete(key);
+      ahead.delete(key);
+    });
     inflight.set(key, job);
     return job;
+  }
+
+  /**
+   * A viewer asked for segment `index`: look-ahead cuts of the same rendition outside
+   * [index, index + ENCODE_LOOKAHEAD] are for a position the viewer left (a seek), so they stop and
+   * leave the CPU to this one. One another request waits on is kept.
+   */
+  function cancelStaleLookahead(prefix: string, index: number): void {
+    for (const entry of ahead.values()) {
+      if (entry.prefix !== prefix || entry.awaited || (entry.index >= index && entry.index <= index + ENCODE_LOOKAHEAD)) continue;
+      entry.stop.abort();
+    }
   }
 
   return {
@@ -169,17 +249,18 @@ export function createJitCutter(deps: { storage: Storage; media: MediaTools; db:
       // Encoded segments (a source the passthrough cannot take) take about a second each: the
       // next ones start now, in the background, while the queue has room, so a player at 1x
       // finds them ready.
+      if (plan.encode) cancelStaleLookahead(prefix, index);
       const asked = ensureOne(plan, prefix, index, videoId);
       if (plan.encode) {
         // After the asked one, so it has the CPU to itself; while the queue has room.
-        const ahead = () => {
+        const lookahead = () => {
           for (let j = 1; j <= ENCODE_LOOKAHEAD && index + j < plan.boundaries.length; j++) {
             const stats = queue.stats();
             if (stats.active.keyed + stats.queued.keyed >= limits.concurrency) break;
-            ensureOne(plan, prefix, index + j, videoId).catch(() => undefined);
+            ensureOne(plan, prefix, index + j, videoId, true).catch(() => undefined);
           }
         };
-        asked.then(ahead, () => undefined);
+        asked.then(lookahead, () => undefined);
       }
       return asked;
     },
