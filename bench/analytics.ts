@@ -131,7 +131,11 @@ async function main(): Promise<void> {
   const uuids = ids.map((id) => parseVideoId(id)!);
   await stack.db('videos').whereIn('id', uuids).update({ duration_seconds: 600 });
   const port = await freePort();
-  const api = await spawnApi({ ...stack.env, ...env, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
+  // --profile-ingest: the ingest API process writes a V8 CPU profile, printed after the ingest
+  // load (where a beacon request's CPU goes); the run ends there.
+  const profileIngest = process.argv.includes('--profile-ingest');
+  const ingestProfDir = profileIngest ? await mkdtemp(path.join(tmpdir(), 'analytics-ingest-prof-')) : '';
+  const api = await spawnApi({ ...stack.env, ...env, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }, profileIngest ? ['--cpu-prof', '--cpu-prof-dir', ingestProfDir] : []);
 
   // 1. Ingest against the floor.
   process.stdout.write('/healthz (floor)... ');
@@ -148,6 +152,12 @@ async function main(): Promise<void> {
     const n = await count();
     still = n === written[0].n ? still + 1 : 0;
     written[0].n = n;
+  }
+  if (profileIngest) {
+    console.log(`events accepted / distinct written: ${(ingest.total * 5).toLocaleString('en')} / ${written[0].n.toLocaleString('en')}; ${(ingest.rps / floor.rps).toFixed(2)}× /healthz`);
+    await api.kill('SIGTERM');
+    console.log((await summariseProfile(ingestProfDir)).replace('read API process', 'ingest API process'));
+    return;
   }
 
   // 2. Seed raw events with SQL: views of 10 events over the last SPAN_HOURS, spread over 50 videos.
