@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Schemas } from '../api';
 import { usePoll } from '../hooks';
+import { LiveAudience } from './LiveAudience';
 import { CopyButton } from './ui';
 
 type LiveStream = Schemas['LiveStream'];
@@ -9,7 +10,7 @@ type Health = NonNullable<LiveStream['health']>;
 /**
  * SPEC §22 on the Live page: one stream's ingest URLs (RTMP, SRT, WHIP), a live preview (WHEP for a
  * WebRTC broadcast, else the HLS ladder — LL-HLS in low mode — in hls.js), its stream health while
- * active, and "Go live from this browser" (camera or screen share over WHIP, reconnecting).
+ * active, its audience (components/LiveAudience.tsx), and "Go live from this browser" (camera or screen share over WHIP, reconnecting).
  */
 export function LiveStudio({ streams, known }: { streams: LiveStream[]; known: { id: string; key: string } | null }) {
   const [id, setId] = useState<string>('');
@@ -35,6 +36,7 @@ export function LiveStudio({ streams, known }: { streams: LiveStream[]; known: {
       <IngestUrls ls={ls} />
       {ls.status === 'active' && ls.health && <HealthPanel health={ls.health} />}
       {ls.status === 'active' && <Preview key={`${ls.id}-${ls.health?.protocol ?? ''}`} ls={ls} />}
+      <LiveAudience key={ls.id} id={ls.id} />
       <GoLive ls={ls} streamKey={known?.id === ls.id ? known.key : ''} />
     </section>
   );
