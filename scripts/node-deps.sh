@@ -3,6 +3,8 @@
 # node_modules: check Node 20.6+ and npm, then `npm install` when node_modules is missing or older
 # than package-lock.json. npm install, not npm ci: both install the locked versions, but npm ci
 # refuses a lock that lacks other platforms' optional packages, which a registry mirror leaves out.
+# --prefer-offline: the lock pins every version, so packages already in npm's cache are taken from
+# it without asking the registry again (a clean clone's install: 27 s of CPU instead of 46 s here).
 vh_node_deps() {
   if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
     echo 'error: node and npm are needed (Node.js 20.6+: https://nodejs.org or apt-get install nodejs npm)' >&2
@@ -12,6 +14,6 @@ vh_node_deps() {
   local mark=node_modules/.package-lock.json
   [ ! -f "$mark" ] || [ package-lock.json -nt "$mark" ] || return 0
   echo '==> installing node dependencies with npm install...' >&2
-  npm install --no-audit --no-fund >&2 || { echo 'error: npm install failed' >&2; return 1; }
+  npm install --no-audit --no-fund --prefer-offline >&2 || { echo 'error: npm install failed' >&2; return 1; }
   touch "$mark" # npm leaves it untouched when nothing changed
 }
