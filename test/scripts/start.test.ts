@@ -190,34 +190,32 @@ describe('scripts/start supervision', function () {
     return { port, rtmpPort, edgePort, startPid, log, stop, kill };
   }
 
-  async function run(signal: 'SIGINT' | 'SIGTERM', killWorker: boolean) {
+  async function killChildrenThenStop(signal: 'SIGINT' | 'SIGTERM') {
     const s = await startScript(signal);
     const { port, startPid, log } = s;
     try {
-      if (killWorker) {
-        const worker = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('dist/workers/main.js'));
-        assert.ok(worker, `a worker below scripts/start: ${JSON.stringify(tree(startPid))}`);
-        process.kill(-worker.pid, 'SIGKILL');
-        await until('the worker is started again', () => /worker started again/.test(log()) && tree(startPid).some((p) => p.pid === p.sid && p.cmd.includes('dist/workers/main.js')), 60_000, log);
-        assert.match(log(), new RegExp(`worker \\(pid ${worker.pid}\\) died after \\d+s \\(killed by SIGKILL\\); restarting in 1s`));
-        assert.ok(await healthy(port), 'the API kept running while the worker restarted');
-        // The live ingest server is a supervised child too: killed, it is started again on its port.
-        await until('the media server listens', () => listening(s.rtmpPort), 60_000, log);
-        const media = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('dist/workers/media-server.js'));
-        assert.ok(media, `a media server below scripts/start: ${JSON.stringify(tree(startPid))}`);
-        process.kill(-media.pid, 'SIGKILL');
-        await until('the media server is started again', () => /media server started again/.test(log()), 60_000, log);
-        await until('the media server listens again', () => listening(s.rtmpPort), 60_000, log);
-        assert.ok(await healthy(port), 'the API kept running while the media server restarted');
-        // So is the live edge (ingest/, vidhost-edge: SRT, WHIP/WHEP, LL-HLS): killed, it is started again and answers.
-        const edgeUp = async () => (await fetch(`http://127.0.0.1:${s.edgePort}/healthz`).catch(() => undefined))?.status === 200;
-        await until('the live edge answers /healthz', edgeUp, 60_000, log);
-        const edge = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('vidhost-edge'));
-        assert.ok(edge, `a live edge below scripts/start: ${JSON.stringify(tree(startPid))}`);
-        process.kill(-edge.pid, 'SIGKILL');
-        await until('the live edge is started again', () => /live edge started again/.test(log()) && tree(startPid).some((p) => p.pid === p.sid && p.pid !== edge.pid && p.cmd.includes('vidhost-edge')), 60_000, log);
-        await until('the restarted live edge answers /healthz', edgeUp, 60_000, log);
-      }
+      const worker = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('dist/workers/main.js'));
+      assert.ok(worker, `a worker below scripts/start: ${JSON.stringify(tree(startPid))}`);
+      process.kill(-worker.pid, 'SIGKILL');
+      await until('the worker is started again', () => /worker started again/.test(log()) && tree(startPid).some((p) => p.pid === p.sid && p.cmd.includes('dist/workers/main.js')), 60_000, log);
+      assert.match(log(), new RegExp(`worker \\(pid ${worker.pid}\\) died after \\d+s \\(killed by SIGKILL\\); restarting in 1s`));
+      assert.ok(await healthy(port), 'the API kept running while the worker restarted');
+      // The live ingest server is a supervised child too: killed, it is started again on its port.
+      await until('the media server listens', () => listening(s.rtmpPort), 60_000, log);
+      const media = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('dist/workers/media-server.js'));
+      assert.ok(media, `a media server below scripts/start: ${JSON.stringify(tree(startPid))}`);
+      process.kill(-media.pid, 'SIGKILL');
+      await until('the media server is started again', () => /media server started again/.test(log()), 60_000, log);
+      await until('the media server listens again', () => listening(s.rtmpPort), 60_000, log);
+      assert.ok(await healthy(port), 'the API kept running while the media server restarted');
+      // So is the live edge (ingest/, vidhost-edge: SRT, WHIP/WHEP, LL-HLS): killed, it is started again and answers.
+      const edgeUp = async () => (await fetch(`http://127.0.0.1:${s.edgePort}/healthz`).catch(() => undefined))?.status === 200;
+      await until('the live edge answers /healthz', edgeUp, 60_000, log);
+      const edge = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('vidhost-edge'));
+      assert.ok(edge, `a live edge below scripts/start: ${JSON.stringify(tree(startPid))}`);
+      process.kill(-edge.pid, 'SIGKILL');
+      await until('the live edge is started again', () => /live edge started again/.test(log()) && tree(startPid).some((p) => p.pid === p.sid && p.pid !== edge.pid && p.cmd.includes('vidhost-edge')), 60_000, log);
+      await until('the restarted live edge answers /healthz', edgeUp, 60_000, log);
       await s.stop(signal);
     } finally {
       s.kill();
@@ -225,14 +223,12 @@ describe('scripts/start supervision', function () {
   }
 
   it('restarts a worker killed with SIGKILL; SIGINT from a non-interactive parent stops every process', async () => {
-    await run('SIGINT', true);
+    await killChildrenThenStop('SIGINT');
   });
 
-  it('SIGTERM from a non-interactive parent stops every process', async () => {
-    await run('SIGTERM', false);
-  });
-
-  it('SIGKILL of its Temporal dev server: restarted on the same SQLite file, the API keeps answering reads, in-flight uploads reach ready', async () => {
+  // SIGTERM from a non-interactive parent is the end of the next two tests (stop() asserts that no
+  // process is left): a run of its own only to send it cost one more scripts/start of the suite.
+  it('SIGKILL of its Temporal dev server: restarted on the same SQLite file, the API keeps answering reads, in-flight uploads reach ready; SIGTERM from a non-interactive parent stops every process', async () => {
     const s = await startScript('temporal');
     const { port, startPid, log } = s;
     try {
