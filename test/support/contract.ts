@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { Response } from 'supertest';
@@ -19,16 +20,34 @@ interface Route {
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'];
+
+/**
+ * Compiled validators, shared by every checker in the process whose document has the same
+ * components: each stack builds its own document (its base URL differs), but compiling the same
+ * schemas again for each of a run's ~150 stacks cost about half a second of CPU a stack.
+ */
+const validators = new Map<string, { ajv: Ajv2020; compiled: Map<string, ValidateFunction> }>();
+function validatorsFor(components: unknown): { ajv: Ajv2020; compiled: Map<string, ValidateFunction> } {
+  const key = createHash('sha256').update(JSON.stringify(components ?? null)).digest('hex');
+  let v = validators.get(key);
+  if (!v) {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addFormat('binary', true);
+    v = { ajv, compiled: new Map() };
+    validators.set(key, v);
+  }
+  return v;
+}
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export class ContractChecker {
   private readonly routes: Route[] = [];
-  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
+  private readonly shared: { ajv: Ajv2020; compiled: Map<string, ValidateFunction> };
   private readonly compiled = new Map<string, ValidateFunction>();
 
   constructor(readonly doc: OpenApiDocument) {
-    addFormats(this.ajv);
-    this.ajv.addFormat('binary', true);
+    this.shared = validatorsFor(doc.components);
     const rootServers = (doc.servers ?? []).map((s) => s.url);
     for (const [path, item] of Object.entries(doc.paths ?? {})) {
       const ops: Record<string, Operation> = {};
@@ -81,7 +100,13 @@ export class ContractChecker {
   private validate(where: string, key: string, schema: object, body: unknown): void {
     let fn = this.compiled.get(key);
     if (!fn) {
-      fn = this.ajv.compile({ ...schema, components: this.doc.components });
+      // Shared by schema, not by operation: another config may document the same operation differently.
+      const sharedKey = JSON.stringify(schema);
+      fn = this.shared.compiled.get(sharedKey);
+      if (!fn) {
+        fn = this.shared.ajv.compile({ ...schema, components: this.doc.components });
+        this.shared.compiled.set(sharedKey, fn);
+      }
       this.compiled.set(key, fn);
     }
     if (!fn(body)) {
