@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../outputs/helpers';
+import { closeContexts, sharedBrowser } from '../support/chromium';
 import { startStack, type Stack } from '../support/stack';
 import { settled, upload } from './helpers';
 import { audioSource, PITCH } from './media';
@@ -53,11 +53,11 @@ describe('Audio: language switching in Chromium (SPEC §19)', function () {
   before(async function () {
     this.timeout(300_000);
     s = await startStack();
-    [video, browser] = await Promise.all([upload(s, await audioSource('twoLangMkv')).then((id) => settled(s, id)), launchChromium()]);
+    [video, browser] = await Promise.all([upload(s, await audioSource('twoLangMkv')).then((id) => settled(s, id)), sharedBrowser()]);
     assert.equal(video.status, 'ready', JSON.stringify(video));
   });
   after(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await s?.close();
   });
 
