@@ -49,10 +49,14 @@ describe('Audio: language switching in Chromium (SPEC §19)', function () {
   let s: Stack;
   let browser: Browser;
   let video: Record<string, any>;
+  let audioOnly: Promise<Record<string, any>>;
 
   before(async function () {
     this.timeout(300_000);
     s = await startStack();
+    // The audio-only video of the last test processes meanwhile (it was uploaded in that test).
+    audioOnly = audioSource('mp3').then((src) => upload(s, src)).then((id) => settled(s, id));
+    audioOnly.catch(() => undefined); // awaited in its test
     [video, browser] = await Promise.all([upload(s, await audioSource('twoLangMkv')).then((id) => settled(s, id)), sharedBrowser()]);
     assert.equal(video.status, 'ready', JSON.stringify(video));
   });
@@ -152,8 +156,7 @@ describe('Audio: language switching in Chromium (SPEC §19)', function () {
   });
 
   it('an audio-only video gets the audio layout: its waveform, no black picture', async () => {
-    const id = await upload(s, await audioSource('mp3'));
-    const v = await settled(s, id);
+    const v = await audioOnly;
     const page = await browser.newPage();
     await page.goto(v.embed_url);
     const layout = await page.evaluate(() => {
