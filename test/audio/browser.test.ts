@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../outputs/helpers';
+import { closeContexts, sharedBrowser } from '../support/chromium';
 import { startStack, type Stack } from '../support/stack';
 import { settled, upload } from './helpers';
 import { audioSource, PITCH } from './media';
@@ -49,15 +49,19 @@ describe('Audio: language switching in Chromium (SPEC §19)', function () {
   let s: Stack;
   let browser: Browser;
   let video: Record<string, any>;
+  let audioOnly: Promise<Record<string, any>>;
 
   before(async function () {
     this.timeout(300_000);
     s = await startStack();
-    [video, browser] = await Promise.all([upload(s, await audioSource('twoLangMkv')).then((id) => settled(s, id)), launchChromium()]);
+    // The audio-only video of the last test processes meanwhile (it was uploaded in that test).
+    audioOnly = audioSource('mp3').then((src) => upload(s, src)).then((id) => settled(s, id));
+    audioOnly.catch(() => undefined); // awaited in its test
+    [video, browser] = await Promise.all([upload(s, await audioSource('twoLangMkv')).then((id) => settled(s, id)), sharedBrowser()]);
     assert.equal(video.status, 'ready', JSON.stringify(video));
   });
   after(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await s?.close();
   });
 
@@ -152,8 +156,7 @@ describe('Audio: language switching in Chromium (SPEC §19)', function () {
   });
 
   it('an audio-only video gets the audio layout: its waveform, no black picture', async () => {
-    const id = await upload(s, await audioSource('mp3'));
-    const v = await settled(s, id);
+    const v = await audioOnly;
     const page = await browser.newPage();
     await page.goto(v.embed_url);
     const layout = await page.evaluate(() => {

@@ -3,16 +3,15 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildDashboard } from '../../lib/dashboard/build';
+import { closeContexts, sharedBrowser } from '../support/chromium';
 import { waitUntil } from '../playback/helpers';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 import { account } from './accounts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'];
 const SHOTS = path.join(__dirname, '..', '..', 'test-output', 'dashboard');
 
 /**
@@ -42,7 +41,7 @@ describe('Dashboard in a real browser', function () {
     const [, clipPath, b] = await Promise.all([
       buildDashboard(),
       makeClip({ width: 320, height: 180, seconds: 4 }),
-      chromium.launch({ executablePath: CHROMIUM, args: ARGS }),
+      sharedBrowser(),
     ]);
     browser = b;
     clip = fs.readFileSync(clipPath);
@@ -68,7 +67,7 @@ describe('Dashboard in a real browser', function () {
   });
 
   after(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await receiver?.close();
     evil?.close();
   });

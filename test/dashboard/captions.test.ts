@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { buildDashboard } from '../../lib/dashboard/build';
+import { closeContexts, sharedBrowser } from '../support/chromium';
 import { readyVideo } from '../playback/helpers';
 import { SCRIPT, spokenClip } from '../support/speech';
 import { startStack, type Stack } from '../support/stack';
 import { account } from './accounts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(__dirname, '..', '..', 'test-output', 'dashboard');
 
 /**
@@ -28,13 +28,13 @@ describe('Dashboard: captions from a transcript', function () {
     this.timeout(300_000);
     fs.mkdirSync(SHOTS, { recursive: true });
     s = await startStack();
-    const [, clip, b] = await Promise.all([buildDashboard(), spokenClip(SCRIPT, { leadSilence: 1.5 }), chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] })]);
+    const [, clip, b] = await Promise.all([buildDashboard(), spokenClip(SCRIPT, { leadSilence: 1.5 }), sharedBrowser()]);
     browser = b;
     videoId = (await readyVideo(s, clip.file, 'private')).id;
     await account(s, me.email, s.ws.id);
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })).newPage();
   });
-  after(async () => browser?.close());
+  after(async () => closeContexts(browser));
 
   it('uploads a transcript file, shows the track aligning then ready, lists its cues and downloads the VTT', async () => {
     await page.goto(`${s.url}/dashboard`);

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { closeContexts, sharedBrowser } from '../support/chromium';
 import { hlsPage, type LiveStack, pushRtmp, startLiveStack, waitFor } from './helpers';
-
-// Debian's Chromium, driven by playwright-core (as test/playback/browser.test.ts).
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'];
 
 describe('live: hls.js and Shaka Player in Chromium watch the broadcast', function () {
   this.timeout(150_000);
@@ -13,11 +10,11 @@ describe('live: hls.js and Shaka Player in Chromium watch the broadcast', functi
   let browser: Browser;
   let page: Awaited<ReturnType<typeof hlsPage>>;
   before(async () => {
-    [s, browser] = await Promise.all([startLiveStack(), chromium.launch({ executablePath: CHROMIUM, args: ARGS })]);
+    [s, browser] = await Promise.all([startLiveStack(), sharedBrowser()]);
     page = await hlsPage(s.url);
   });
   after(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     page?.close();
     await s?.close();
   });

@@ -8,7 +8,8 @@ import { readyVideo, waitUntil } from '../playback/helpers';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
 import { medianAbsError, SCRIPT, silentClip, type SpokenClip, spokenClip } from '../support/speech';
-import { cdnGet, launchChromium, outputDir } from './helpers';
+import { closeContexts, sharedBrowser } from '../support/chromium';
+import { cdnGet, outputDir } from './helpers';
 
 interface Track {
   language: string;
@@ -51,7 +52,7 @@ describe('Outputs: captions from a transcript (issue 37)', function () {
     clip = await spokenClip(SCRIPT, { leadSilence: 1.5 });
     video = await readyVideo(s, clip.file, 'public');
   });
-  after(async () => browser?.close());
+  after(async () => closeContexts(browser));
 
   it('aligns a plain-text transcript: 202 aligning, then ready with cues that start when their first word is said', async () => {
     const res = await align(video.id, 'en', SCRIPT, 'text/plain; charset=utf-8', '?default=true');
@@ -103,7 +104,7 @@ describe('Outputs: captions from a transcript (issue 37)', function () {
     const vtt = (await cdnGet(s, `/v/${video.id}/captions/en.vtt`).expect(200)).body.toString('utf8');
     const cues = new WebVTTParser().parse(vtt, 'subtitles').cues;
     const probe = cues[2];
-    browser = await launchChromium();
+    browser = await sharedBrowser();
     const page = await browser.newPage();
     try {
       await page.goto(`${s.config.playerUrl}/embed/${video.id}`);
@@ -139,6 +140,13 @@ describe('Outputs: captions from a transcript (issue 37)', function () {
   });
 
   it('takes JSON {text} too, and fails clearly on a transcript in another language, on silence and without audio', async () => {
+    // The silent and the mute videos process while the French transcripts are aligned (they were
+    // uploaded one after the other, after them).
+    const quietReady = silentClip(8).then((f) => readyVideo(s, f, 'public'));
+    const muteReady = makeClip({ width: 320, height: 180, seconds: 3, audio: false }).then((f) => readyVideo(s, f, 'public'));
+    // Awaited below; a failure before that must not be an unhandled rejection.
+    quietReady.catch(() => undefined);
+    muteReady.catch(() => undefined);
     const french = "Bonjour à tous, aujourd'hui nous parlons de l'alignement forcé, une façon de synchroniser les sous-titres avec la parole d'une vidéo.";
     const fr = await align(video.id, 'fr', { text: french }, 'application/json');
     assert.equal(fr.status, 202, JSON.stringify(fr.body));
@@ -161,14 +169,14 @@ describe('Outputs: captions from a transcript (issue 37)', function () {
     assert.equal(asEnDone.status, 'failed');
     assert.match(asEnDone.error!.code, /^(transcript_not_in_dictionary|transcript_mismatch)$/);
 
-    const quiet = await readyVideo(s, await silentClip(8), 'public');
+    const quiet = await quietReady;
     const onSilence = await align(quiet.id, 'en', 'Welcome to the studio. Today we talk about forced alignment.');
     assert.equal(onSilence.status, 202);
     const silenceDone = await settled(quiet.id, 'en');
     assert.equal(silenceDone.status, 'failed');
     assert.equal(silenceDone.error?.code, 'transcript_mismatch');
 
-    const mute = await readyVideo(s, await makeClip({ width: 320, height: 180, seconds: 3, audio: false }), 'public');
+    const mute = await muteReady;
     assert.equal((await align(mute.id, 'en', 'Welcome to the studio.')).status, 202);
     const muteDone = await settled(mute.id, 'en');
     assert.deepEqual([muteDone.status, muteDone.error?.code], ['failed', 'no_audio']);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Browser, Frame, Page } from 'playwright-core';
-import { launchChromium } from '../outputs/helpers';
+import { closeContexts, sharedBrowser } from '../support/chromium';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
 import { readyVideo } from '../playback/helpers';
@@ -23,7 +23,7 @@ describe('Playback protection in a real browser (SPEC §20)', function () {
     [restricted, encrypted, browser] = await Promise.all([
       readyVideo(s, clip, 'public'),
       readyVideo(s, clip, 'public'),
-      launchChromium(),
+      sharedBrowser(),
     ]);
     // Two loopback origins for one server (./site.ts): localhost:P is allowed, 127.0.0.1:P is another site.
     const pr = await s.post('/v1/playback-restrictions', { referrer: { allowed_domains: ['localhost'], allow_no_referrer: true } }).expect(201);
@@ -34,7 +34,7 @@ describe('Playback protection in a real browser (SPEC §20)', function () {
   });
 
   after(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     site?.close();
     await s?.close();
   });
