@@ -34,13 +34,17 @@ describe('live: input bounds for the whole broadcast (issue 33 rows 3 and 7)', f
   let dir: string;
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vh-bounds-'));
-    // 360p for 8 s, then 2160p: one MPEG-TS whose H.264 changes its SPS mid-stream.
-    await encode(path.join(dir, 'a.ts'), '640x360', 15, 8);
-    await encode(path.join(dir, 'b.ts'), '3840x2160', 10, 6);
+    // The feeds are made while the stack starts. 360p for 8 s, then 2160p: one MPEG-TS whose H.264
+    // changes its SPS mid-stream; the first 2160p keyframe is past the bounds, so 2 s of 2160p (20
+    // frames, the costly part to encode) is plenty. And 80 Mb/s for 12 s: constant-bitrate H.264
+    // padded with filler data (cheap to make, real bytes on the wire).
+    [s] = await Promise.all([
+      startLiveStack(),
+      encode(path.join(dir, 'a.ts'), '640x360', 15, 8),
+      encode(path.join(dir, 'b.ts'), '3840x2160', 10, 2),
+      encode(path.join(dir, 'fast.ts'), '320x240', 15, 12, ['-x264-params', 'nal-hrd=cbr', '-b:v', '80M', '-minrate', '80M', '-maxrate', '80M', '-bufsize', '80M']),
+    ]);
     fs.writeFileSync(path.join(dir, 'switch.ts'), Buffer.concat([fs.readFileSync(path.join(dir, 'a.ts')), fs.readFileSync(path.join(dir, 'b.ts'))]));
-    // 80 Mb/s for 12 s: constant-bitrate H.264 padded with filler data (cheap to make, real bytes on the wire).
-    await encode(path.join(dir, 'fast.ts'), '320x240', 15, 12, ['-x264-params', 'nal-hrd=cbr', '-b:v', '80M', '-minrate', '80M', '-maxrate', '80M', '-bufsize', '80M']);
-    s = await startLiveStack();
   });
   after(async () => {
     await s?.close();
