@@ -85,7 +85,7 @@ describe('live: SRT in (the live edge), HLS out, recorded', function () {
   it('goes active from an SRT caller (plain streamid), refuses a second publisher, and records the broadcast', async () => {
     const created = (await s.post('/v1/live-streams', { title: 'srt show', reconnect_window: 2 }).expect(201)).body;
     assert.equal(created.ingest.srt_url, `srt://${s.config.live.publicIngestHost}:${s.config.live.srtPort}?streamid=${created.stream_key}`);
-    const p = pushRtmp(gw.url(created.stream_key), { seconds: 60, size: '640x360' });
+    const p = pushRtmp(gw.url(created.stream_key), { seconds: 60 });
     try {
       const active = await waitFor('active', async () => {
         const r = (await s.get(`/v1/live-streams/${created.id}`).expect(200)).body;
