@@ -78,6 +78,7 @@ func eventually(t *testing.T, what string, timeout time.Duration, ok func() bool
 
 // An ffmpeg-made MPEG-TS PUT to the ingest becomes LL-HLS: parts, preload hints, blocking reload.
 func TestIngestBecomesLowLatencyHLS(t *testing.T) {
+	t.Parallel()
 	s, reg, h := start(t, Options{Grace: time.Second})
 	base := h.URL + "/hls/ls_test/720p/"
 	ff := pushTS(t, base+"ingest", 8)
@@ -146,7 +147,9 @@ func TestIngestBecomesLowLatencyHLS(t *testing.T) {
 		t.Fatalf("a second ingest: %d", res2.StatusCode)
 	}
 
-	// The ingest ends: after the grace period the muxer is dropped.
+	// The ingest ends (the encoder stops as at its -t: SIGINT, not the rest of its 8 s): after
+	// the grace period the muxer is dropped.
+	_ = ff.Process.Signal(os.Interrupt)
 	_ = ff.Wait()
 	eventually(t, "the muxer dropped after the grace period", 10*time.Second, func() bool { return s.Renditions() == 0 && reg.Len() == 0 })
 	if code, _ := get(t, base+"index.m3u8"); code != 404 {
@@ -165,6 +168,7 @@ func lastMSN(playlist string) int {
 
 // DELETE /hls/{ls} drops the stream's muxers (the broadcast ended) and ends their ingest.
 func TestDeleteDropsTheStream(t *testing.T) {
+	t.Parallel()
 	s, reg, h := start(t, Options{Grace: time.Minute})
 	ff := pushTS(t, h.URL+"/hls/ls_del/360p/ingest", 30)
 	eventually(t, "the muxer", 10*time.Second, func() bool { return s.Renditions() == 1 })
@@ -192,6 +196,7 @@ func TestDeleteDropsTheStream(t *testing.T) {
 
 // Hostile ingests: not MPEG-TS, bad names.
 func TestIngestRefusesGarbage(t *testing.T) {
+	t.Parallel()
 	s, _, h := start(t, Options{})
 	for _, c := range []struct {
 		path, body string
@@ -224,6 +229,7 @@ func TestIngestRefusesGarbage(t *testing.T) {
 // GET /hls/{ls}/index.m3u8 merges the renditions into one multivariant playlist whose URIs
 // resolve under /hls/{ls}/.
 func TestStreamMultivariantPlaylist(t *testing.T) {
+	t.Parallel()
 	s, _, h := start(t, Options{Grace: time.Minute})
 	if code, _ := get(t, h.URL+"/hls/ls_m/index.m3u8"); code != 404 {
 		t.Fatalf("before any ingest: %d", code)

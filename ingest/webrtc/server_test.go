@@ -24,6 +24,9 @@ import (
 // A pion encoder publishes over WHIP: the edge republishes H.264 + Opus as MPEG-TS to ffmpeg,
 // fans the RTP out to a WHEP viewer (with a PLI upstream when it joins), reports the stream's
 // health, refuses a second publisher, and frees everything on DELETE.
+//
+// Not parallel: it counts the process's goroutines. The other tests of the package (each with an
+// edge of its own on free ports) run side by side after it.
 func TestWHIPPublishRepublishesAndFansOutToWHEP(t *testing.T) {
 	baseline := runtime.NumGoroutine()
 	e := startEdge(t, nil)
@@ -170,6 +173,7 @@ func mustOffer(t *testing.T) string {
 
 // Refusals before any WebRTC state: the key check's answers, and hostile offers.
 func TestWHIPRefusals(t *testing.T) {
+	t.Parallel()
 	e := startEdge(t, nil)
 	offer := mustOffer(t)
 	keys := map[string]string{"unknown": "lsk" + strings.Repeat("1", 32), "disabled": "lsk" + strings.Repeat("2", 32), "busy": "lsk" + strings.Repeat("3", 32), "plan_limit": "lsk" + strings.Repeat("4", 32)}
@@ -234,6 +238,7 @@ func TestWHIPRefusals(t *testing.T) {
 
 // A publisher that never completes ICE is dropped after the timeout and its key freed.
 func TestWHIPPublisherThatNeverCompletesICEIsFreed(t *testing.T) {
+	t.Parallel()
 	e := startEdge(t, func(c *config.Config) { c.ICETimeout = time.Second })
 	res, body := post(t, e.http.URL+"/whip/"+goodKey, "application/sdp", mustOffer(t)) // the answer is never applied
 	if res.StatusCode != http.StatusCreated {
@@ -252,6 +257,7 @@ func TestWHIPPublisherThatNeverCompletesICEIsFreed(t *testing.T) {
 // WHEP viewers of one stream are bounded (LIVE_WHEP_MAX_VIEWERS, 200): the 201st gets 429; viewers
 // that never complete ICE are freed.
 func TestWHEPViewersAreBounded(t *testing.T) {
+	t.Parallel()
 	e := startEdge(t, func(c *config.Config) { c.ICETimeout, c.ICEFailed = time.Minute, time.Minute })
 	if e.cfg.WHEPMaxViewers != 200 {
 		t.Fatalf("default LIVE_WHEP_MAX_VIEWERS %d", e.cfg.WHEPMaxViewers)
@@ -299,6 +305,7 @@ func TestWHEPViewersAreBounded(t *testing.T) {
 
 // LIVE_WEBRTC_ANNOUNCE's addresses are the answer's host candidates (NAT 1:1), on the one UDP port.
 func TestAnnouncedAddressesAreTheCandidates(t *testing.T) {
+	t.Parallel()
 	e := startEdge(t, func(c *config.Config) { c.Announce = []string{"203.0.113.7"} })
 	res, answer := post(t, e.http.URL+"/whip/"+goodKey, "application/sdp", mustOffer(t))
 	if res.StatusCode != http.StatusCreated {
@@ -314,6 +321,7 @@ func TestAnnouncedAddressesAreTheCandidates(t *testing.T) {
 // A publisher that goes silent without DELETE (its network gone) is dropped once ICE fails
 // (about 8 s), freeing the key for its reconnect.
 func TestSilentPublisherIsDroppedWhenICEFails(t *testing.T) {
+	t.Parallel()
 	e := startEdge(t, nil)
 	media := loadMedia(t)
 	udp, err := net.ListenPacket("udp4", "127.0.0.1:0")
@@ -382,6 +390,7 @@ func TestSilentPublisherIsDroppedWhenICEFails(t *testing.T) {
 
 // A WHEP viewer that never completes ICE is dropped after the timeout.
 func TestWHEPViewerThatNeverCompletesICEIsFreed(t *testing.T) {
+	t.Parallel()
 	e := startEdge(t, func(c *config.Config) { c.ICETimeout = time.Second })
 	p, res, body := e.publish(t, goodKey)
 	if p == nil {
@@ -408,6 +417,7 @@ func TestWHEPViewerThatNeverCompletesICEIsFreed(t *testing.T) {
 // A publisher whose encoder sends a keyframe only when asked (browsers do) is asked every ~1 s:
 // the republished feed's GOP stays bounded.
 func TestAPublisherWithoutKeyframesIsAskedForThem(t *testing.T) {
+	t.Parallel()
 	e := startEdge(t, nil)
 	m := loadMedia(t)
 	pc, video, _, offer := offerPublisher(t, pion.MimeTypeH264)

@@ -17,6 +17,18 @@ function pushFile(file: string, url: string): { child: ChildProcess; done: Promi
   return { child, done: new Promise((r) => child.once('close', r)), startedAt: Date.now() };
 }
 
+/**
+ * The same push with the feed on stdin: `first` at once, and the rest of the MPEG-TS (`then`) once
+ * the test calls `more()`. ffmpeg sees one stream either way; the test decides when the switch can
+ * come (after the broadcast is active, however long a loaded machine takes to get there).
+ */
+function pushParts(first: Buffer, then: Buffer, url: string): { child: ChildProcess; done: Promise<number | null>; more: () => void } {
+  const child = spawn(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-re', '-f', 'mpegts', '-i', 'pipe:0', '-c', 'copy', '-f', 'flv', url], { stdio: ['pipe', 'ignore', 'ignore'] });
+  child.stdin!.on('error', () => undefined);
+  child.stdin!.write(first);
+  return { child, done: new Promise((r) => child.once('close', r)), more: () => child.stdin!.end(then) };
+}
+
 async function encode(out: string, size: string, fps: number, seconds: number, extra: string[] = []): Promise<void> {
   await run(ffmpeg, [
     '-hide_banner', '-loglevel', 'error', '-y',
@@ -34,13 +46,16 @@ describe('live: input bounds for the whole broadcast (issue 33 rows 3 and 7)', f
   let dir: string;
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vh-bounds-'));
-    // 360p for 8 s, then 2160p: one MPEG-TS whose H.264 changes its SPS mid-stream.
-    await encode(path.join(dir, 'a.ts'), '640x360', 15, 8);
-    await encode(path.join(dir, 'b.ts'), '3840x2160', 10, 6);
-    fs.writeFileSync(path.join(dir, 'switch.ts'), Buffer.concat([fs.readFileSync(path.join(dir, 'a.ts')), fs.readFileSync(path.join(dir, 'b.ts'))]));
-    // 80 Mb/s for 12 s: constant-bitrate H.264 padded with filler data (cheap to make, real bytes on the wire).
-    await encode(path.join(dir, 'fast.ts'), '320x240', 15, 12, ['-x264-params', 'nal-hrd=cbr', '-b:v', '80M', '-minrate', '80M', '-maxrate', '80M', '-bufsize', '80M']);
-    s = await startLiveStack();
+    // The feeds are made while the stack starts. 360p for 8 s, then 2160p: one MPEG-TS whose H.264
+    // changes its SPS mid-stream; the first 2160p keyframe is past the bounds, so 2 s of 2160p (20
+    // frames, the costly part to encode) is plenty. And 80 Mb/s for 12 s: constant-bitrate H.264
+    // padded with filler data (cheap to make, real bytes on the wire).
+    [s] = await Promise.all([
+      startLiveStack(),
+      encode(path.join(dir, 'a.ts'), '640x360', 15, 8),
+      encode(path.join(dir, 'b.ts'), '3840x2160', 10, 2),
+      encode(path.join(dir, 'fast.ts'), '320x240', 15, 12, ['-x264-params', 'nal-hrd=cbr', '-b:v', '80M', '-minrate', '80M', '-maxrate', '80M', '-bufsize', '80M']),
+    ]);
   });
   after(async () => {
     await s?.close();
@@ -52,12 +67,15 @@ describe('live: input bounds for the whole broadcast (issue 33 rows 3 and 7)', f
 
   it('drops a feed that switches from 360p to 2160p mid-stream; nothing past the bounds reaches the recording', async () => {
     const ls = (await s.post('/v1/live-streams', { reconnect_window: 0, new_video_settings: { visibility: 'public' } }).expect(201)).body;
-    const p = pushFile(path.join(dir, 'switch.ts'), `${s.rtmpBase}/${ls.stream_key}`);
+    const p = pushParts(fs.readFileSync(path.join(dir, 'a.ts')), fs.readFileSync(path.join(dir, 'b.ts')), `${s.rtmpBase}/${ls.stream_key}`);
     try {
       const active = await waitFor('active', async () => {
         const r = (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body;
         return r.status === 'active' && r;
       }, 60_000);
+      // The 2160p part follows the 360p one in the same MPEG-TS (at its 8 s mark, or at once if
+      // the broadcast took longer than that to go active).
+      p.more();
       const code = await p.done;
       assert.notEqual(code, 0, 'the encoder sent its whole feed: it was not dropped');
       const ev = await disconnectedEvent(ls.id);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawnWorker } from '../support/child';
+import { type Proc, spawnWorker } from '../support/child';
+import { liveWorkflowId } from '../../workflows/live/defs';
 import { type LiveStack, pushRtmp, startLiveStack, waitFor } from './helpers';
 
 /** Pollers of the live task queue's activities: a spawned worker is ready once it is one. */
@@ -11,28 +12,35 @@ async function livePollers(s: LiveStack): Promise<number> {
 describe('live: faults mid-broadcast', function () {
   this.timeout(180_000);
   let s: LiveStack;
+  /** Two live workers (no live worker in this process): the first test SIGKILLs the one running its session. */
+  let workers: Proc[] = [];
   before(async () => {
-    // No live worker in this process: the sessions run in spawned workers this test kills.
     s = await startLiveStack({ workers: ['workflow', 'transcode'] });
+    workers = [spawnWorker(s.env, 'live'), spawnWorker(s.env, 'live')];
+    await waitFor('both live workers polling', async () => (await livePollers(s)) >= 2, 60_000);
   });
-  after(() => s?.close());
+  after(async () => {
+    await Promise.all(workers.map((w) => w.kill('SIGKILL')));
+    await s?.close();
+  });
 
   it('a live worker SIGKILLed mid-broadcast is replaced within 10 s; the recording shows a discontinuity', async () => {
-    const a = spawnWorker(s.env, 'live');
-    const b: { w?: ReturnType<typeof spawnWorker> } = {};
     const ls = (await s.post('/v1/live-streams', { reconnect_window: 30 }).expect(201)).body;
     const push = pushRtmp(`${s.rtmpBase}/${ls.stream_key}`, { seconds: 90 });
     try {
-      await waitFor('worker A polling', async () => (await livePollers(s)) >= 1, 60_000);
       const active = await waitFor('active', async () => {
         const r = (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body;
         return r.status === 'active' && r;
       }, 60_000);
-      b.w = spawnWorker(s.env, 'live');
-      await waitFor('worker B polling', async () => (await livePollers(s)) >= 2, 60_000);
+      // The worker whose identity (pid@host) holds the session; the other one is its replacement.
+      const running = await waitFor('the worker running the session', async () => {
+        const d = await s.temporal.workflow.getHandle(liveWorkflowId(ls.id)).describe();
+        const who = d.raw.pendingActivities?.find((a) => a.activityType?.name === 'runLiveSession')?.lastWorkerIdentity;
+        return workers.find((w) => who?.startsWith(`${w.child.pid}@`));
+      });
       const video = (await s.db('videos').where({ live_stream_id: ls.id }).first('id')).id;
       const killedAt = Date.now();
-      await a.kill('SIGKILL');
+      await running.kill('SIGKILL');
       await waitFor('segments from the new attempt', async () => s.db('live_segments').where({ video_id: video, discontinuity: true }).first(), 30_000, 100);
       const replacedIn = Date.now() - killedAt;
       if (process.env.LIVE_FIGURES) console.log('replaced in', replacedIn, 'ms');
@@ -47,13 +55,12 @@ describe('live: faults mid-broadcast', function () {
       assert.match(media, /#EXT-X-DISCONTINUITY\n/);
     } finally {
       push.stop();
-      await a.kill('SIGKILL');
-      await b.w?.kill('SIGKILL');
     }
   });
 
   it('a media server restart mid-broadcast: the encoder reconnects into the same recording', async () => {
-    const w = spawnWorker(s.env, 'live');
+    // A live worker left by the test before (or either when this one runs alone).
+    await waitFor('a live worker polling', async () => (await livePollers(s)) >= 1, 60_000);
     const ls = (await s.post('/v1/live-streams', { reconnect_window: 30 }).expect(201)).body;
     const url = `${s.rtmpBase}/${ls.stream_key}`;
     const first = pushRtmp(url, { seconds: 60 });
@@ -79,7 +86,6 @@ describe('live: faults mid-broadcast', function () {
     } finally {
       first.stop();
       second?.stop();
-      await w.kill('SIGKILL');
     }
   });
 });

@@ -50,9 +50,13 @@ export async function startLiveStack(opts: StackOptions = {}): Promise<LiveStack
   return live;
 }
 
-/** ffmpeg pushing a tiny test picture and tone over RTMP (or SRT for an srt:// URL), as OBS would (`-re`: real time). */
-export function pushRtmp(url: string, o: { seconds: number; size?: string; fps?: number }): { child: ChildProcess; done: Promise<number | null>; stop: () => void; stderr: () => string } {
+/**
+ * ffmpeg pushing a tiny test picture and tone over RTMP (or SRT for an srt:// URL), as OBS would (`-re`: real time).
+ * A keyframe every `gop` seconds (default 1), and only then (no scene-cut keyframes) when `gop` is given.
+ */
+export function pushRtmp(url: string, o: { seconds: number; size?: string; fps?: number; gop?: number }): { child: ChildProcess; done: Promise<number | null>; stop: () => void; stderr: () => string } {
   const fps = o.fps ?? 15;
+  const noSceneCut = o.gop === undefined ? [] : ['-sc_threshold', '0'];
   const child = spawn(
     process.env.FFMPEG_PATH ?? 'ffmpeg',
     [
@@ -60,7 +64,7 @@ export function pushRtmp(url: string, o: { seconds: number; size?: string; fps?:
       '-f', 'lavfi', '-i', `testsrc=size=${o.size ?? '320x240'}:rate=${fps}`,
       '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=44100',
       '-t', String(o.seconds),
-      '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', String(fps), '-pix_fmt', 'yuv420p',
+      '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'zerolatency', '-g', String(Math.round(fps * (o.gop ?? 1))), ...noSceneCut, '-pix_fmt', 'yuv420p',
       '-c:a', 'aac', '-b:a', '64k',
       '-f', url.startsWith('srt://') ? 'mpegts' : 'flv', url,
     ],

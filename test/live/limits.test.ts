@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
 import { type LiveStack, pushRtmp, startLiveStack, waitFor } from './helpers';
 
-/** ffmpeg exits by itself within `ms` (refused), or is still pushing. */
-async function exitsWithin(p: ReturnType<typeof pushRtmp>, ms: number): Promise<number | null | 'still running'> {
-  return Promise.race([p.done, new Promise<'still running'>((r) => setTimeout(() => r('still running'), ms))]);
-}
-
 describe("live: the plan's concurrent broadcasts (issue 33 row 4)", function () {
   this.timeout(180_000);
   let s: LiveStack;
@@ -18,11 +13,17 @@ describe("live: the plan's concurrent broadcasts (issue 33 row 4)", function () 
     const streams = await Promise.all([1, 2, 3].map(async (i) => (await s.post('/v1/live-streams', { title: `race ${i}`, reconnect_window: 0 }).expect(201)).body));
     const pushers = streams.map((ls) => pushRtmp(`${s.rtmpBase}/${ls.stream_key}`, { seconds: 60 }));
     try {
-      const codes = await Promise.all(pushers.map((p) => exitsWithin(p, 15_000)));
-      const running = codes.filter((c) => c === 'still running').length;
-      assert.equal(running, 1, `encoders still pushing after 15 s: ${running} (exit codes ${JSON.stringify(codes)})`);
-      const winner = streams[codes.indexOf('still running')];
+      // Refused encoders are dropped as they publish: two exit, and the third is the one admitted.
+      const exited: Array<number | null | undefined> = [undefined, undefined, undefined];
+      pushers.forEach((p, i) => void p.done.then((c) => (exited[i] = c)));
+      await waitFor('two encoders refused', async () => exited.filter((c) => c !== undefined).length >= 2, 15_000, 100).catch(() => undefined);
+      const stillPushing = () => exited.filter((c) => c === undefined).length;
+      assert.equal(stillPushing(), 1, `encoders still pushing: ${stillPushing()} (exit codes ${JSON.stringify(exited)})`);
+      const winner = streams[exited.indexOf(undefined)];
       await waitFor('the admitted stream active', async () => (await s.get(`/v1/live-streams/${winner.id}`).expect(200)).body.status === 'active', 60_000);
+      // Once it is on air, the other two are still out and it still pushes.
+      assert.equal(stillPushing(), 1, `encoders still pushing once one is active: ${stillPushing()} (exit codes ${JSON.stringify(exited)})`);
+      assert.equal(exited[streams.indexOf(winner)], undefined, 'the admitted encoder was dropped');
       for (const ls of streams) {
         const r = (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body;
         if (ls.id === winner.id) continue;

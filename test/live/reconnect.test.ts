@@ -21,6 +21,8 @@ describe('live: disconnect and reconnect', function () {
       return r.status === 'active' && r;
     });
     if (process.env.TEST_LOG_LEVEL) console.log('active after', Date.now() - t0, 'ms');
+    // The encoder leaves once the broadcast is playable (SIGINT: ffmpeg ends its stream as at -t).
+    first.stop();
     await first.done;
     const gone = await waitFor('disconnected', async () => {
       const r = await read(ls.id);
@@ -60,6 +62,7 @@ describe('live: disconnect and reconnect', function () {
       const r = await read(ls.id);
       return r.status === 'active' && r;
     });
+    first.stop();
     await first.done;
     const idle = await waitFor('idle', async () => {
       const r = await read(ls.id);
@@ -116,35 +119,51 @@ describe('live: disconnect and reconnect', function () {
     const ws = await s.newWorkspace('starter');
     const mk = async (body: object, key: string) => (await s.post('/v1/live-streams', body, key).expect(201)).body;
     const readIn = async (id: string, key: string) => (await s.get(`/v1/live-streams/${id}`, key).expect(200)).body;
+    // The two workspaces are independent: each half runs at the same time as the other.
     // Free plan (one broadcast): A drops and waits 60 s for its encoder; B is refused meanwhile.
-    const a = await mk({ reconnect_window: 60 }, s.ws.fullKey);
-    const b = await mk({ reconnect_window: 0 }, s.ws.fullKey);
-    const first = pushRtmp(`${s.rtmpBase}/${a.stream_key}`, { seconds: 8 });
-    await waitFor('a active', async () => (await readIn(a.id, s.ws.fullKey)).status === 'active');
-    await first.done;
-    await waitFor('a disconnected', async () => (await readIn(a.id, s.ws.fullKey)).status === 'disconnected');
-    const refused = pushRtmp(`${s.rtmpBase}/${b.stream_key}`, { seconds: 30 });
-    const code = await Promise.race([refused.done, new Promise((r) => setTimeout(() => r('still running'), 8000))]);
-    refused.stop();
-    assert.notEqual(code, 'still running', 'a free plan broadcast twice at once');
-    await s.post(`/v1/live-streams/${a.id}/complete`).expect(200);
-    await waitFor('a idle', async () => (await readIn(a.id, s.ws.fullKey)).status === 'idle');
+    const freePlan = async () => {
+      const a = await mk({ reconnect_window: 60 }, s.ws.fullKey);
+      const b = await mk({ reconnect_window: 0 }, s.ws.fullKey);
+      const first = pushRtmp(`${s.rtmpBase}/${a.stream_key}`, { seconds: 8 });
+      try {
+        await waitFor('a active', async () => (await readIn(a.id, s.ws.fullKey)).status === 'active');
+      } finally {
+        first.stop();
+      }
+      await first.done;
+      await waitFor('a disconnected', async () => (await readIn(a.id, s.ws.fullKey)).status === 'disconnected');
+      const refused = pushRtmp(`${s.rtmpBase}/${b.stream_key}`, { seconds: 30 });
+      const code = await Promise.race([refused.done, new Promise((r) => setTimeout(() => r('still running'), 8000))]);
+      refused.stop();
+      assert.notEqual(code, 'still running', 'a free plan broadcast twice at once');
+      await s.post(`/v1/live-streams/${a.id}/complete`).expect(200);
+      await waitFor('a idle', async () => (await readIn(a.id, s.ws.fullKey)).status === 'idle');
+    };
 
-    // A plan with room: B goes active while A waits for its encoder.
-    const c = await mk({ reconnect_window: 60 }, ws.fullKey);
-    const d = await mk({ reconnect_window: 0 }, ws.fullKey);
-    const third = pushRtmp(`${s.rtmpBase}/${c.stream_key}`, { seconds: 8 });
-    await waitFor('c active', async () => (await readIn(c.id, ws.fullKey)).status === 'active');
-    await third.done;
-    await waitFor('c disconnected', async () => (await readIn(c.id, ws.fullKey)).status === 'disconnected');
-    const other = pushRtmp(`${s.rtmpBase}/${d.stream_key}`, { seconds: 40 });
-    try {
-      await waitFor('d active while c waits for its encoder', async () => (await readIn(d.id, ws.fullKey)).status === 'active', 40_000);
-      assert.equal((await readIn(c.id, ws.fullKey)).status, 'disconnected');
-    } finally {
-      other.stop();
-      await s.post(`/v1/live-streams/${c.id}/complete`, undefined, ws.fullKey).expect(200);
-      await waitFor('both idle', async () => (await readIn(c.id, ws.fullKey)).status === 'idle' && (await readIn(d.id, ws.fullKey)).status === 'idle');
-    }
+    // A plan with room: D goes active while C waits for its encoder.
+    const roomyPlan = async () => {
+      const c = await mk({ reconnect_window: 60 }, ws.fullKey);
+      const d = await mk({ reconnect_window: 0 }, ws.fullKey);
+      const third = pushRtmp(`${s.rtmpBase}/${c.stream_key}`, { seconds: 8 });
+      try {
+        await waitFor('c active', async () => (await readIn(c.id, ws.fullKey)).status === 'active');
+      } finally {
+        third.stop();
+      }
+      await third.done;
+      await waitFor('c disconnected', async () => (await readIn(c.id, ws.fullKey)).status === 'disconnected');
+      const other = pushRtmp(`${s.rtmpBase}/${d.stream_key}`, { seconds: 40 });
+      try {
+        await waitFor('d active while c waits for its encoder', async () => (await readIn(d.id, ws.fullKey)).status === 'active', 40_000);
+        assert.equal((await readIn(c.id, ws.fullKey)).status, 'disconnected');
+      } finally {
+        other.stop();
+        await s.post(`/v1/live-streams/${c.id}/complete`, undefined, ws.fullKey).expect(200);
+        await waitFor('both idle', async () => (await readIn(c.id, ws.fullKey)).status === 'idle' && (await readIn(d.id, ws.fullKey)).status === 'idle');
+      }
+    };
+    // Both halves end before the test does, whichever fails.
+    const failed = (await Promise.allSettled([freePlan(), roomyPlan()])).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   });
 });

@@ -133,7 +133,7 @@ describe('live: WebRTC in (WHIP) and out (WHEP), LL-HLS, from Chromium', functio
       await publisher.goto(`${site.base}/blank`);
       const location = await publisher.evaluate(async ([url, key]) => {
         const w = window as unknown as Win & { vhWhip: (u: string, k: string, st: MediaStream) => Promise<{ location: string; stop(): Promise<void> }>; vhClock: { camera(fps: number): MediaStream } };
-        w.pub = await w.vhWhip(url, key, w.vhClock.camera(30));
+        w.pub = await w.vhWhip(url, key, w.vhClock.camera(15));
         return w.pub.location;
       }, [ls.ingest.whip_url, ls.stream_key]);
       assert.ok(location.startsWith(`${s.config.cdnUrl}/live/whip/`), location);

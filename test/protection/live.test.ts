@@ -155,8 +155,8 @@ describe('Playback protection of live streams (SPEC §20)', function () {
     const created = (await s.post('/v1/live-streams', { title: 'claims', reconnect_window: 2 }).expect(201)).body;
     assert.equal((await s.get(`/v1/playback/${created.id}`).expect(409)).body.error.code, 'not_live');
     await s.get(`/v1/playback/ls_${'0'.repeat(32)}`).expect(404);
-    // A 640x360 feed: the `source` rung (360) and an encoded 240p.
-    const p = pushRtmp(`${s.rtmpBase}/${created.stream_key}`, { seconds: 50, size: '640x360' });
+    // A 480x270 feed (the smallest 16:9 one with a rung below it): the `source` rung and an encoded 240p.
+    const p = pushRtmp(`${s.rtmpBase}/${created.stream_key}`, { seconds: 50, size: '480x270' });
     try {
       await waitFor('active', async () => (await s.get(`/v1/live-streams/${created.id}`).expect(200)).body.status === 'active');
       const mint = async (query: string) => (await s.get(`/v1/playback/${created.id}${query}`).expect(200)).body;
