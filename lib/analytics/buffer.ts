@@ -53,11 +53,20 @@ const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r'
 /** After a duplicate, the slow path for this long: retries come in bursts, and each would fail its COPY. */
 const SLOW_AFTER_DUPLICATE_MS = 5_000;
 
-function copyField(v: unknown): string {
+/** What a string needs a second look for (code units, not code points: any surrogate half). */
+const SUSPECT = /[\0\\\n\r\t\ud800-\udfff]/;
+const ESCAPED = /[\\\n\r\t]/g;
+/** A NUL, or an unpaired surrogate (a pair is a code point, which a `u` regex does not split). */
+const UNCARRIABLE = /[\0\p{Cs}]/u;
+
+/** One field in COPY's text format; undefined for a string the text format cannot carry as the JSON path would. */
+function copyField(v: unknown): string | undefined {
   if (v === null || v === undefined) return '\\N';
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '\\N'; // as JSON.stringify would send it
   const s = String(v);
-  return /[\\\n\r\t]/.test(s) ? s.replace(/[\\\n\r\t]/g, (c) => ESCAPES[c]) : s;
+  if (!SUSPECT.test(s)) return s;
+  if (UNCARRIABLE.test(s)) return undefined;
+  return s.replace(ESCAPED, (c) => ESCAPES[c]);
 }
 
 /**
@@ -69,11 +78,14 @@ function copyField(v: unknown): string {
 export function copyText(rows: RawEvent[]): string | undefined {
   let out = '';
   for (const r of rows) {
-    let line = '';
-    for (let i = 0; i < FIELDS.length; i++) line += (i ? '\t' : '') + copyField(r[FIELDS[i]]);
-    out += line + '\n';
+    for (let i = 0; i < FIELDS.length; i++) {
+      const f = copyField(r[FIELDS[i]]);
+      if (f === undefined) return undefined;
+      out += i ? '\t' + f : f;
+    }
+    out += '\n';
   }
-  return /[\0\p{Cs}]/u.test(out) ? undefined : out;
+  return out;
 }
 
 /**
@@ -89,10 +101,10 @@ export function refusedForContent(err: unknown): boolean {
 
 /**
  * Accepted beacons wait here and are written by one COPY per flush (or, for a batch with a
- * duplicate, one multi-row INSERT … ON CONFLICT DO NOTHING): every
- * `flushMs`, or at once when `flushRows` are waiting. Either is one transaction: a batch is written
- * whole or not at all, and committed (synchronous_commit as configured) before it leaves the buffer. A write that fails because the database is
- * away keeps its rows for the next flush (up to `maxRows`; past it the oldest are dropped, counted
+ * duplicate, one multi-row INSERT … ON CONFLICT DO NOTHING): every `flushMs`, or at once when
+ * `flushRows` are waiting. Either is one statement: a batch is written whole or not at all, and
+ * committed (synchronous_commit as configured) before it leaves the buffer. A write that fails
+ * because the database is away keeps its rows for the next flush (up to `maxRows`; past it the oldest are dropped, counted
  * and logged). A write the database refuses for its content is **quarantined**, never retried as
  * it is: the batch is split in halves until the rows that fail are single, those are dropped
  * (counted in `refused`, logged with their view and subject) and every other row is written — one
