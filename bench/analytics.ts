@@ -1,7 +1,8 @@
 /**
  * Viewer analytics (SPEC §18, issue 24), in one run:
- *  1. beacon ingest (`POST /v1/beacons`, a batch of 5 events per request, 20,000 distinct views
- *     repeated) at c connections against `/healthz` on the same API process, right before it;
+ *  1. beacon ingest (`POST /v1/beacons`, a batch of 5 events per request, a new view each — or
+ *     `--views N` repeated) at c connections against `/healthz` on the same API process, right
+ *     before it, with the CPU each request cost the API process and Postgres;
  *  2. the rollup's time over `--events` raw events (seeded with generate_series SQL over the last
  *     23 hours — or `--days N` days — across 50 videos);
  *  3. the API's latency (p99) for the busiest video's analytics at that volume;
@@ -36,22 +37,25 @@ const VIDEOS = 50;
 const days = arg('days', 1);
 const SPAN_HOURS = days * 24 - 1;
 
-// The load generator runs in its own process; each beacon request is one view's 5 events, from a set of 20,000 views.
+// The load generator runs in its own process; each beacon request is one view's 5 events. By
+// default every request is a new view (as real traffic is: a retried beacon is rare); --views N
+// repeats a set of N views instead (the earlier runs' shape, 20,000: repeats then cost the server
+// only their unique-index lookup). Bodies are made from a template with a counter, so the
+// generator's own CPU does not weigh on the machine it shares with the server.
+const views = arg('views', 0);
 const LOADER = `
 const autocannon = require('autocannon');
 const { randomUUID } = require('node:crypto');
 const o = JSON.parse(process.argv[1]);
 if (o.subject) {
-  // 20,000 distinct views made up front (then repeated: duplicates cost the server their index
-  // lookup), so the generator's own CPU does not weigh on the machine it shares with the server.
   const names = ['viewstart', 'playing', 'heartbeat', 'heartbeat', 'viewend'];
-  const bodies = Array.from({ length: 20000 }, () => {
-    const view_id = randomUUID();
-    return JSON.stringify(names.map((event, seq) => ({ view_id, seq, subject: o.subject, event, position: seq * 10, elapsed_ms: seq * 10000, watch_ms: seq * 9000, rendition: '720p', bitrate: 2500000, player: { name: 'bench', version: '1' } })));
-  });
+  const parts = JSON.stringify(names.map((event, seq) => ({ view_id: '@V@', seq, subject: o.subject, event, position: seq * 10, elapsed_ms: seq * 10000, watch_ms: seq * 9000, rendition: '720p', bitrate: 2500000, player: { name: 'bench', version: '1' } }))).split('@V@');
+  const prefix = randomUUID().slice(0, 24); // a random run prefix, then the view's counter as the last 12 hex digits
+  const body = (n) => parts.join(prefix + n.toString(16).padStart(12, '0'));
+  const bodies = o.views ? Array.from({ length: o.views }, (_, n) => body(n)) : null;
   let i = 0;
   o.requests = [{ method: 'POST', headers: { 'content-type': 'text/plain', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36' },
-    setupRequest: (req) => { req.body = bodies[i++ % bodies.length]; return req; } }];
+    setupRequest: (req) => { req.body = bodies ? bodies[i++ % bodies.length] : body(i++); return req; } }];
 }
 autocannon(o, (err, r) => {
   if (err) { console.error(err); process.exit(1); }
@@ -107,12 +111,13 @@ async function cpuMs(pid: number): Promise<number> {
  * of the bench's database (the API's pool), measured from /proc around the load — the service
  * time a request costs this machine's two cores, whatever the queueing.
  */
-async function measuredLoad(db: Knex, apiPid: number, o: Record<string, unknown>): Promise<Result & { apiCpu: number; pgCpu: number }> {
+async function measuredLoad(db: Knex, apiPid: number, o: Record<string, unknown>, settle?: () => Promise<void>): Promise<Result & { apiCpu: number; pgCpu: number }> {
   const backends = async () => (await db.raw(`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`)).rows.map((r: { pid: number }) => r.pid) as number[];
   const sum = async (pids: number[]) => (await Promise.all(pids.map(cpuMs))).reduce((a, b) => a + b, 0);
   const before = await backends();
   const [api0, pg0] = [await cpuMs(apiPid), await sum(before)];
   const r = await load(o);
+  if (settle) await settle();
   const after = [...new Set([...before, ...(await backends())])];
   const [api1, pg1] = [await cpuMs(apiPid), await sum(after)];
   return { ...r, apiCpu: (api1 - api0) / r.total, pgCpu: Math.max(0, pg1 - pg0) / r.total };
@@ -137,21 +142,32 @@ async function main(): Promise<void> {
   const ingestProfDir = profileIngest ? await mkdtemp(path.join(tmpdir(), 'analytics-ingest-prof-')) : '';
   const api = await spawnApi({ ...stack.env, ...env, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }, profileIngest ? ['--cpu-prof', '--cpu-prof-dir', ingestProfDir] : []);
 
-  // 1. Ingest against the floor.
+  // 1. Ingest against the floor, each with its CPU a request (the API process's and the
+  // Postgres backends' of the bench's database; the ingest's until its buffer has drained).
   process.stdout.write('/healthz (floor)... ');
-  const floor = await load({ url: `${api.url}/healthz` });
+  const floor = await measuredLoad(stack.db, api.pid, { url: `${api.url}/healthz` });
   console.log(`${Math.round(floor.rps)} req/s`);
-  process.stdout.write('POST /v1/beacons (5 events each)... ');
-  const ingest = await load({ url: `${api.url}/v1/beacons`, subject: ids[1] });
-  console.log(`${Math.round(ingest.rps)} req/s`);
+  process.stdout.write(`POST /v1/beacons (5 events each, ${views ? `${views.toLocaleString('en')} views repeated` : 'a new view each'})... `);
   // Until the buffer has drained: the count stops growing for two flush intervals (at most 60 s).
   const count = async () => Number((await stack.db.raw(`select count(*)::int as n from analytics_events where subject_id = ?`, [uuids[1]])).rows[0].n);
-  let written = await count();
-  for (let still = 0, until = Date.now() + 60_000; still < 2 && Date.now() < until; ) {
-    await new Promise((r) => setTimeout(r, 1000));
-    const n = await count();
-    still = n === written ? still + 1 : 0;
-    written = n;
+  let written = 0;
+  const drained = async () => {
+    written = await count();
+    for (let still = 0, until = Date.now() + 60_000; still < 2 && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const n = await count();
+      still = n === written ? still + 1 : 0;
+      written = n;
+    }
+  };
+  const ingest = await measuredLoad(stack.db, api.pid, { url: `${api.url}/v1/beacons`, subject: ids[1], views }, drained);
+  console.log(`${Math.round(ingest.rps)} req/s (${(ingest.rps / floor.rps).toFixed(2)}× /healthz); CPU a request: /healthz API ${floor.apiCpu.toFixed(3)} ms; beacons API ${ingest.apiCpu.toFixed(3)} ms + Postgres ${ingest.pgCpu.toFixed(3)} ms`);
+  // --ingest-only: the run ends after the ingest (for comparing ingest alone, run after run).
+  if (process.argv.includes('--ingest-only')) {
+    console.log(`events accepted / distinct written: ${(ingest.total * 5).toLocaleString('en')} / ${written.toLocaleString('en')}; /healthz p99 ${floor.p99} ms, beacons p99 ${ingest.p99} ms, non-2xx ${ingest.non2xx}, errors ${ingest.errors}`);
+    await api.kill('SIGTERM');
+    await stack.close();
+    return;
   }
   if (profileIngest) {
     console.log(`events accepted / distinct written: ${(ingest.total * 5).toLocaleString('en')} / ${written.toLocaleString('en')}; ${(ingest.rps / floor.rps).toFixed(2)}× /healthz`);
@@ -161,8 +177,8 @@ async function main(): Promise<void> {
   }
 
   // 2. Seed raw events with SQL: views of 10 events over the last SPAN_HOURS, spread over 50 videos.
-  const views = Math.ceil(events / 10);
-  process.stdout.write(`seeding ${events.toLocaleString('en')} raw events (${views.toLocaleString('en')} views)... `);
+  const seedViews = Math.ceil(events / 10);
+  process.stdout.write(`seeding ${events.toLocaleString('en')} raw events (${seedViews.toLocaleString('en')} views)... `);
   let t = performance.now();
   await stack.db.raw(`select analytics_ensure_partitions(current_date - ${days + 1}, current_date + 1)`);
   await stack.db.raw(`create temporary table bench_subjects (i int primary key, subject text)`).catch(() => undefined);
@@ -182,7 +198,7 @@ async function main(): Promise<void> {
                    (select subject from bench_subjects where i = v % ${VIDEOS}) as subj
               from generate_series(1, ?) v) x
       cross join generate_series(0, 9) e(s)`;
-  await stack.db.raw(seed, [ws.id, views, views]);
+  await stack.db.raw(seed, [ws.id, seedViews, seedViews]);
   const seedMs = performance.now() - t;
   console.log(`${(seedMs / 1000).toFixed(1)} s`);
   // What autovacuum does to an insert-only table on its own (PostgreSQL ≥ 13): statistics, and
@@ -284,9 +300,9 @@ async function main(): Promise<void> {
   }
   const n = Number(size[0].n);
   console.log(`\n| measure | figure |\n|---|---|`);
-  console.log(`| /healthz (floor), c=${connections} | ${Math.round(floor.rps)} req/s, p99 ${floor.p99} ms |`);
-  console.log(`| POST /v1/beacons (5 events), c=${connections} | ${Math.round(ingest.rps)} req/s (${(ingest.rps / floor.rps).toFixed(2)}× floor), p99 ${ingest.p99} ms, non-2xx ${ingest.non2xx}, errors ${ingest.errors} |`);
-  console.log(`| events accepted / distinct events written (20,000 views × 5; repeats are dropped by the unique index) | ${(ingest.total * 5).toLocaleString('en')} / ${written.toLocaleString('en')} |`);
+  console.log(`| /healthz (floor), c=${connections} | ${Math.round(floor.rps)} req/s, p99 ${floor.p99} ms; CPU a request: API ${floor.apiCpu.toFixed(3)} ms |`);
+  console.log(`| POST /v1/beacons (5 events), c=${connections} | ${Math.round(ingest.rps)} req/s (${(ingest.rps / floor.rps).toFixed(2)}× floor), p99 ${ingest.p99} ms, non-2xx ${ingest.non2xx}, errors ${ingest.errors}; CPU a request: API ${ingest.apiCpu.toFixed(3)} ms, Postgres ${ingest.pgCpu.toFixed(3)} ms |`);
+  console.log(`| events accepted / distinct events written (${views ? `${views.toLocaleString('en')} views × 5 repeated; repeats are dropped by the unique index` : 'a new view a request'}) | ${(ingest.total * 5).toLocaleString('en')} / ${written.toLocaleString('en')} |`);
   console.log(`| seed ${n.toLocaleString('en')} raw events (SQL) | ${(seedMs / 1000).toFixed(1)} s |`);
   console.log(`| rollup, ${SPAN_HOURS + 2} hours of ${n.toLocaleString('en')} events | ${(rollupMs / 1000).toFixed(1)} s |`);
   console.log(`| rollup, steady state (last 4 hours) | ${(steadyMs / 1000).toFixed(1)} s |`);

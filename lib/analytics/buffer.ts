@@ -1,3 +1,5 @@
+import { finished } from 'node:stream/promises';
+import { from as copyFrom } from 'pg-copy-streams';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { analyticsEventsDropped } from '../metrics/registry';
@@ -34,8 +36,57 @@ const COLUMNS =
   'day date, received_at timestamptz, view_id uuid, seq integer, subject_id text, event text, position real, elapsed_ms integer, watch_ms integer, ' +
   'bitrate integer, rendition text, error_code text, workspace_id text, viewer_hash bigint, browser text, os text, device text, player text, player_height integer, latency_ms integer, country text';
 const NAMES = COLUMNS.split(', ').map((c) => c.split(' ')[0]).join(', ');
-/** One statement whatever the batch size: the rows travel as one JSON parameter. Duplicates `(view_id, seq)` are dropped by the unique index. */
-const INSERT = `insert into analytics_events (${NAMES}) select ${NAMES} from jsonb_to_recordset(?::jsonb) as r(${COLUMNS}) on conflict do nothing`;
+/**
+ * The slow path, one statement whatever the batch size: the rows travel as one JSON parameter and
+ * duplicates `(view_id, seq)` are dropped by the unique index. `json`, not `jsonb`: the document
+ * is read once, so building jsonb's binary form first only costs time (≈ 25 % of the statement).
+ */
+const INSERT = `insert into analytics_events (${NAMES}) select ${NAMES} from json_to_recordset(?::json) as r(${COLUMNS}) on conflict do nothing`;
+/**
+ * The fast path: COPY (text format) into the partitioned table. Postgres spends ≈ 7 µs a row on it
+ * against ≈ 25 µs for the JSON INSERT … ON CONFLICT (docs/analytics.md, *Ingest*), but COPY has no
+ * ON CONFLICT: a duplicate makes it fail whole (nothing written), and the batch then goes the slow path.
+ */
+const COPY = `copy analytics_events (${NAMES}) from stdin`;
+const FIELDS = NAMES.split(', ') as Array<keyof RawEvent>;
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+/** After a duplicate, the slow path for this long: retries come in bursts, and each would fail its COPY. */
+const SLOW_AFTER_DUPLICATE_MS = 5_000;
+
+/** What a string needs a second look for (code units, not code points: any surrogate half). */
+const SUSPECT = /[\0\\\n\r\t\ud800-\udfff]/;
+const ESCAPED = /[\\\n\r\t]/g;
+/** A NUL, or an unpaired surrogate (a pair is a code point, which a `u` regex does not split). */
+const UNCARRIABLE = /[\0\p{Cs}]/u;
+
+/** One field in COPY's text format; undefined for a string the text format cannot carry as the JSON path would. */
+function copyField(v: unknown): string | undefined {
+  if (v === null || v === undefined) return '\\N';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '\\N'; // as JSON.stringify would send it
+  const s = String(v);
+  if (!SUSPECT.test(s)) return s;
+  if (UNCARRIABLE.test(s)) return undefined;
+  return s.replace(ESCAPED, (c) => ESCAPES[c]);
+}
+
+/**
+ * The batch in COPY's text format, or undefined when a string holds what the text format cannot
+ * carry as the JSON path would (a NUL, which COPY refuses too, or an unpaired surrogate, which
+ * UTF-8 encoding would silently turn into U+FFFD): those batches take the slow path, which
+ * quarantines what Postgres refuses.
+ */
+export function copyText(rows: RawEvent[]): string | undefined {
+  let out = '';
+  for (const r of rows) {
+    for (let i = 0; i < FIELDS.length; i++) {
+      const f = copyField(r[FIELDS[i]]);
+      if (f === undefined) return undefined;
+      out += i ? '\t' + f : f;
+    }
+    out += '\n';
+  }
+  return out;
+}
 
 /**
  * Did Postgres refuse the statement for what the rows hold (SQLSTATE class 22 data exception, 23
@@ -49,9 +100,11 @@ export function refusedForContent(err: unknown): boolean {
 }
 
 /**
- * Accepted beacons wait here and are written by one multi-row INSERT per flush: every
- * `flushMs`, or at once when `flushRows` are waiting. A write that fails because the database is
- * away keeps its rows for the next flush (up to `maxRows`; past it the oldest are dropped, counted
+ * Accepted beacons wait here and are written by one COPY per flush (or, for a batch with a
+ * duplicate, one multi-row INSERT … ON CONFLICT DO NOTHING): every `flushMs`, or at once when
+ * `flushRows` are waiting. Either is one statement: a batch is written whole or not at all, and
+ * committed (synchronous_commit as configured) before it leaves the buffer. A write that fails
+ * because the database is away keeps its rows for the next flush (up to `maxRows`; past it the oldest are dropped, counted
  * and logged). A write the database refuses for its content is **quarantined**, never retried as
  * it is: the batch is split in halves until the rows that fail are single, those are dropped
  * (counted in `refused`, logged with their view and subject) and every other row is written — one
@@ -69,6 +122,10 @@ export class BeaconBuffer {
   refused = 0;
   /** Rows dropped because the buffer was full. */
   overflowed = 0;
+  /** Batches written by COPY, and by the INSERT (a duplicate, or content COPY cannot carry). */
+  copied = 0;
+  inserted = 0;
+  private slowUntil = 0;
 
   constructor(
     private readonly db: Db,
@@ -102,6 +159,39 @@ export class BeaconBuffer {
   private async insert(rows: RawEvent[]): Promise<void> {
     await this.db.raw(INSERT, [JSON.stringify(rows)]);
     this.written += rows.length;
+    this.inserted++;
+  }
+
+  private async copy(text: string): Promise<void> {
+    const client = this.db.client as { acquireConnection(): Promise<{ query<T>(q: T): T }>; releaseConnection(c: unknown): Promise<void> };
+    const conn = await client.acquireConnection();
+    try {
+      const stream = conn.query(copyFrom(COPY));
+      stream.end(Buffer.from(text, 'utf8'));
+      await finished(stream); // after the server's CommandComplete: the COPY is committed
+    } finally {
+      await client.releaseConnection(conn);
+    }
+  }
+
+  /** COPY, or the INSERT when COPY cannot take the batch; throws what the database answered. */
+  private async store(rows: RawEvent[]): Promise<void> {
+    const text = Date.now() >= this.slowUntil ? copyText(rows) : undefined;
+    if (text !== undefined) {
+      try {
+        await this.copy(text);
+        this.written += rows.length;
+        this.copied++;
+        return;
+      } catch (err) {
+        // The database away: keep the batch (the caller retries it whole). A duplicate (a retried
+        // beacon) or a value Postgres refuses: COPY wrote nothing; the INSERT drops duplicates and
+        // its failure, if any, is what the quarantine splits.
+        if (!refusedForContent(err)) throw err;
+        if ((err as { code?: string }).code === '23505') this.slowUntil = Date.now() + SLOW_AFTER_DUPLICATE_MS;
+      }
+    }
+    await this.insert(rows);
   }
 
   private async write(): Promise<void> {
@@ -109,7 +199,7 @@ export class BeaconBuffer {
       const batch = this.rows.splice(0, Math.max(this.opts.flushRows, 1));
       let left: RawEvent[] = [];
       try {
-        await this.insert(batch);
+        await this.store(batch);
       } catch (err) {
         left = refusedForContent(err) ? await this.quarantine(batch) : batch;
         if (left.length) {

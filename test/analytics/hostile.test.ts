@@ -113,6 +113,30 @@ describe('Viewer analytics: hostile beacons', function () {
     assert.equal(await stored([next.view_id]), 1);
   });
 
+  it('writes a batch by COPY, escaping what the text format needs; a batch with a duplicate goes whole through the INSERT, the duplicate dropped (issue 36 item 2)', async () => {
+    const buffer = new BeaconBuffer(s.db, createLogger('silent'), { flushMs: 60_000, flushRows: 1000, maxRows: 10_000 });
+    const row = (over: Partial<RawEvent> = {}): RawEvent => ({ day: dayOf(new Date()), received_at: new Date().toISOString(), view_id: randomUUID(), seq: 0, subject_id: parseVideoId(pub)!, event: 'heartbeat', position: 1.5, elapsed_ms: 10, watch_ms: 9, bitrate: 2_500_000, rendition: null, error_code: null, workspace_id: null, viewer_hash: null, browser: null, os: null, device: null, player: null, player_height: 720, latency_ms: null, country: null, ...over });
+    try {
+      const odd = 'tab\there, line\nbreak, cr\r, back\\slash \\N, 😀, \\.';
+      const first = [row({ rendition: odd, event: 'viewstart', workspace_id: 'ws_x', viewer_hash: '-9223372036854775808', player: '\\N', country: 'SE' }), row({ position: Number.NaN })];
+      buffer.push(first);
+      await buffer.flush();
+      assert.deepEqual([buffer.copied, buffer.inserted, buffer.written], [1, 0, 2], 'one COPY');
+      const { rows } = await s.db.raw(`select rendition, player, viewer_hash::text as h, position, player_height, elapsed_ms, country from analytics_events where view_id = any(?) order by event desc`, [first.map((r) => r.view_id)]);
+      assert.deepEqual(rows[0], { rendition: odd, player: '\\N', h: '-9223372036854775808', position: 1.5, player_height: 720, elapsed_ms: 10, country: 'SE' });
+      assert.equal(rows[1].position, null, 'a non-finite number is stored as null, as the JSON path stored it');
+      // A retried beacon: COPY cannot skip it, so the batch is written by the INSERT … ON CONFLICT.
+      const again = [row(), { ...first[0] }, row()];
+      buffer.push(again);
+      await buffer.flush();
+      assert.deepEqual([buffer.copied, buffer.inserted, buffer.written], [1, 1, 5]);
+      assert.equal(await stored(again.map((r) => r.view_id)), 3, 'the new rows written, the duplicate once');
+      assert.equal(buffer.refused, 0);
+    } finally {
+      await buffer.close(1);
+    }
+  });
+
   it('loses nothing across a Postgres restart: the batch is kept whole and written by the timer once the database is back (issue 36 item 2)', async function () {
     this.timeout(60_000);
     // A TCP proxy in front of the run's Postgres: cutting it is, to the API, the server restarting
