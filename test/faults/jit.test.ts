@@ -106,8 +106,10 @@ describe('faults: API SIGKILL mid-cut (just-in-time segments)', function () {
   it('a cut killed with its API: the other API cuts it once, the retry gets it, nothing partial is left', async () => {
     // 1080p HEVC: each segment is a 2 s 1080p decode and an x264 encode of the lowest rung, long
     // enough (hundreds of ms, seconds on a loaded machine) to be caught while ffmpeg runs.
-    const clip = await makeClip({ width: 1920, height: 1080, seconds: 10, gop: 48, codec: 'hevc', videoBitrate: 4_000_000 });
-    const id = await upload(s, await loopedClip(clip, 6));
+    // One 2 s GOP looped 30 times: the same 60 s source with a keyframe every 2 s, made in a fifth
+    // of the x265 time (encoding 10 s of 1080p took ~13 CPU s, most of what this file cost).
+    const clip = await makeClip({ width: 1920, height: 1080, seconds: 2, gop: 48, codec: 'hevc', videoBitrate: 4_000_000 });
+    const id = await upload(s, await loopedClip(clip, 30));
     const v = await waitVideo(s, id, (x) => x.status === 'ready', 240_000);
     video = v;
     // The ladder behind `ready` is not what this test is about: the worker stops (it never cuts segments).

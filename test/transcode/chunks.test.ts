@@ -95,13 +95,17 @@ describe('chunked encodes across transcode workers (real ffmpeg + Temporal)', fu
     await Promise.all([a.kill('SIGTERM'), b.kill('SIGTERM')]);
   });
 
-  /** Two single-slot workers slow enough (preset medium) to be caught mid-chunk, and a 20 s 720p video ready on them. */
+  /**
+   * Two single-slot workers slow enough (preset medium) to be caught mid-chunk, and a 12 s 720p
+   * video ready on them: three 4 s chunks, enough for two to run at once and for one to finish
+   * while another runs (20 s, five chunks, proved nothing more and cost two more medium chunks).
+   */
   async function slowWorkersAndReadyVideo() {
     const slow = { ...s.env, X264_PRESET: 'medium' };
     const a = spawnWorker(slow);
     const b = spawnWorker(slow);
     onTeardown(() => Promise.all([a.kill(), b.kill()]));
-    const { id } = await uploadFormA(s, await makeClip({ width: 1280, height: 720, seconds: 20 }));
+    const { id } = await uploadFormA(s, await makeClip({ width: 1280, height: 720, seconds: 12 }));
     const v = await waitForVideo(s, id, isStatus('ready'), 120_000);
     return { a, b, id, v };
   }

@@ -25,7 +25,10 @@ describe('crash recovery', function () {
     const victim = encoding.renditions.find((r: { status: string }) => r.status === 'processing').name;
     await first.kill('SIGKILL');
 
-    const second = spawnWorker(s.env);
+    // The new worker encodes at ultrafast: what is under test is that it takes the killed
+    // rendition over and finishes every one, not how long medium takes to encode it again (the
+    // preset is the worker's own setting, read by the activity that runs there).
+    const second = spawnWorker({ ...s.env, X264_PRESET: 'ultrafast' });
     onTeardown(() => second.kill());
     const done = await waitForVideo(s, id, allRenditionsReady, 180_000);
     assert.deepEqual(

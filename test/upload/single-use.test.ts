@@ -24,13 +24,20 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
   }
 }
 
+/** The short-lived stack's upload URL lifetime. */
+const SHORT_TTL_S = 6;
+
 // SPEC §12: upload URLs are single-use, whatever the driver. The local driver refuses a late PUT
 // with 409; an S3 presigned URL cannot be revoked, so its late bytes land in a staging key that
 // nothing reads and that is swept.
 for (const driver of ['local', 's3'] as const) {
   describe(`single-use upload URLs (${driver} storage)`, function () {
     let s: Stack;
-    /** URLs that die in 10 s: the tests that wait for a URL to die wait that long, not 25 s. */
+    /**
+     * URLs that die in 6 s: the tests that wait for a URL to die wait that long, not 25 s. (6 s
+     * still leaves init, PUT, DELETE and a late PUT several seconds on a loaded machine; they take
+     * well under one.)
+     */
     let short: Stack;
     let clip: string;
     before(async function () {
@@ -39,7 +46,7 @@ for (const driver of ['local', 's3'] as const) {
       // not an expired one); a short one where the test waits for the URL to die.
       [s, short] = await Promise.all([
         startStack({ storage: driver, env: { UPLOAD_URL_TTL_SECONDS: '25', UPLOAD_GRACE_SECONDS: '2' } }),
-        startStack({ storage: driver, env: { UPLOAD_URL_TTL_SECONDS: '10', UPLOAD_GRACE_SECONDS: '2' } }),
+        startStack({ storage: driver, env: { UPLOAD_URL_TTL_SECONDS: String(SHORT_TTL_S), UPLOAD_GRACE_SECONDS: '2' } }),
       ]);
       clip = await makeClip({ width: 320, height: 180, seconds: 2 });
     });
@@ -84,7 +91,7 @@ for (const driver of ['local', 's3'] as const) {
     it('bytes PUT after a DELETE leave nothing behind', async function () {
       this.timeout(180_000);
       const s = short;
-      const urlDiesAt = Date.now() + 10_000;
+      const urlDiesAt = Date.now() + SHORT_TTL_S * 1000;
       const v = await initAndPut(s);
       const uuid = parseVideoId(v.video_id)!;
       assert.equal((await s.del(`/v1/videos/${v.video_id}`)).status, 204);
