@@ -43,10 +43,11 @@ describe('webhooks: delivery', function () {
   before(async () => {
     [s, clip] = await Promise.all([startStack(), makeClip({ width: 320, height: 180, seconds: 2 })]);
   });
-  afterEach(async () => {
+  const dropVideos = async () => {
     for (const id of videos) assert.equal((await s.del(`/v1/videos/${id}`)).status, 204);
     videos = [];
-  });
+  };
+  afterEach(dropVideos);
   after(async () => {
     for (const r of receivers) await r.close();
   });
@@ -237,6 +238,7 @@ describe('webhooks: delivery', function () {
       await sleep(1000);
       assert.ok(rx.received.length <= seen + 1, `at most the attempt already under way (${seen} → ${rx.received.length})`);
       await s.db('webhook_endpoints').where({ id: ep.id }).update({ deleted_at: new Date() });
+      await dropVideos();
     }
   });
 
