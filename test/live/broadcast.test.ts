@@ -79,8 +79,12 @@ describe('live: RTMP in, HLS out, recorded', function () {
       const embedAfter = await (await fetch(created.embed_url)).text();
       assert.ok(embedAfter.includes(`/v/${ready.id}/master.m3u8`), 'the embed does not play the recording');
       assert.doesNotMatch(embedAfter, /data-live/);
-      const ls = (await s.get(`/v1/live-streams/${created.id}`).expect(200)).body;
-      assert.equal(ls.status, 'idle');
+      // The workflow marks the recording ready inside finishBroadcast and sets the stream idle in
+      // its next step (workflows/live/stream.ts): a read between the two saw 'disconnected' under load.
+      const ls = await waitFor('the stream idle', async () => {
+        const r = (await s.get(`/v1/live-streams/${created.id}`).expect(200)).body;
+        return r.status === 'idle' && r;
+      }, 10_000);
       assert.deepEqual(ls.recent_video_ids, [ready.id]);
       // As for an upload: a poster, seek previews and the static MP4 of mp4_support.
       assert.equal((await fetch(ready.thumbnail_url)).status, 200);
