@@ -2,22 +2,10 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS as ARGS } from '../support/chromium';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
 import { readyVideo } from './helpers';
-
-// Debian's Chromium, driven by playwright-core: no browser download.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--autoplay-policy=no-user-gesture-required',
-];
 
 describe('Player in a real browser', function () {
   this.timeout(120_000);
