@@ -162,17 +162,12 @@ async function main(): Promise<void> {
   };
   const ingest = await measuredLoad(stack.db, api.pid, { url: `${api.url}/v1/beacons`, subject: ids[1], views }, drained);
   console.log(`${Math.round(ingest.rps)} req/s (${(ingest.rps / floor.rps).toFixed(2)}× /healthz); CPU a request: /healthz API ${floor.apiCpu.toFixed(3)} ms; beacons API ${ingest.apiCpu.toFixed(3)} ms + Postgres ${ingest.pgCpu.toFixed(3)} ms`);
-  // --ingest-only: the run ends after the ingest (for comparing ingest alone, run after run).
-  if (process.argv.includes('--ingest-only')) {
+  // --ingest-only (for comparing ingest alone, run after run) and --profile-ingest end the run here.
+  if (profileIngest || process.argv.includes('--ingest-only')) {
     console.log(`events accepted / distinct written: ${(ingest.total * 5).toLocaleString('en')} / ${written.toLocaleString('en')}; /healthz p99 ${floor.p99} ms, beacons p99 ${ingest.p99} ms, non-2xx ${ingest.non2xx}, errors ${ingest.errors}`);
     await api.kill('SIGTERM');
+    if (profileIngest) console.log((await summariseProfile(ingestProfDir)).replace('read API process', 'ingest API process'));
     await stack.close();
-    return;
-  }
-  if (profileIngest) {
-    console.log(`events accepted / distinct written: ${(ingest.total * 5).toLocaleString('en')} / ${written.toLocaleString('en')}; ${(ingest.rps / floor.rps).toFixed(2)}× /healthz`);
-    await api.kill('SIGTERM');
-    console.log((await summariseProfile(ingestProfDir)).replace('read API process', 'ingest API process'));
     return;
   }
 
