@@ -3,6 +3,7 @@ import { MediaError, isRefusedInput, isTransportError, REFUSED_INPUT_MESSAGE } f
 import { allowedDemuxer, isRemoteInput, safeInputArgs } from './input';
 import { FfmpegError, runFfprobe } from './run';
 import type { SourceFacts } from './passthrough';
+import type { ProbeMemo } from './probe-memo';
 import type { SandboxSpec } from './sandbox';
 import { describeHead } from './sniff';
 import type { AudioStream } from './audio';
@@ -106,6 +107,8 @@ export type ProbeOptions = {
   formatCheck?: boolean;
   /** SPEC §19: a source with audio and no video is accepted (else `no_video_stream`). */
   allowAudioOnly?: boolean;
+  /** Remembers ffprobe's answer for a local file's bytes (lib/media/probe-memo.ts). */
+  memo?: ProbeMemo;
 };
 
 /**
@@ -126,15 +129,14 @@ export async function probe(input: string, options: ProbeOptions = {}): Promise<
 
   let data: ProbeData;
   try {
-    const stdout = await runFfprobe(
-      [
-        '-v', 'error', '-hide_banner',
-        '-print_format', 'json', '-show_format', '-show_streams',
-        ...(formatCheck ? safeInputArgs({ remote }) : []),
-        '-i', input,
-      ],
-      { ffprobePath: options.ffprobePath, sandbox: options.sandbox, timeoutMs: options.timeoutMs, signal: options.signal },
-    );
+    const args = [
+      '-v', 'error', '-hide_banner',
+      '-print_format', 'json', '-show_format', '-show_streams',
+      ...(formatCheck ? safeInputArgs({ remote }) : []),
+      '-i', input,
+    ];
+    const run = () => runFfprobe(args, { ffprobePath: options.ffprobePath, sandbox: options.sandbox, timeoutMs: options.timeoutMs, signal: options.signal });
+    const stdout = options.memo ? await options.memo.get(input, `${options.ffprobePath ?? 'ffprobe'}\0${args.join(' ')}`, run) : await run();
     data = JSON.parse(stdout) as ProbeData;
   } catch (err) {
     if (err instanceof FfmpegError) {

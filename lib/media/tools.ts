@@ -8,6 +8,7 @@ import { MediaError } from './errors';
 import { hasSafeInputs, isRemoteInput, safeInputArgs } from './input';
 import { checkBounds, DEFAULT_LIMITS, jobWallSeconds, rlimitsFor, type MediaLimits } from './limits';
 import { probe, type MediaInfo } from './probe';
+import { ProbeMemo } from './probe-memo';
 import { runFfmpeg, runFfprobe, type RunFfmpegOptions } from './run';
 import { bwrapArgs, type SandboxMode, type SandboxSpec } from './sandbox';
 
@@ -84,6 +85,9 @@ export type RunOptions = Pick<RunFfmpegOptions, 'onProgress' | 'signal' | 'onSpa
   durationSeconds?: number | null;
 };
 
+/** One per process: every activity's tools open the same sources (lib/media/probe-memo.ts). */
+const probeMemo = new ProbeMemo();
+
 export function createMediaTools(policy: MediaPolicy) {
   const limits = policy.limits ?? DEFAULT_LIMITS;
   const ffmpegPath = resolveTool(policy.ffmpegPath);
@@ -110,6 +114,7 @@ export function createMediaTools(policy: MediaPolicy) {
       signal,
       formatCheck: policy.formatCheck,
       allowAudioOnly: opts.allowAudioOnly,
+      memo: probeMemo,
     });
     checkBounds(info, limits);
     return info;
