@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { ProvisionError, say } from './log';
 import { repoRoot } from './paths';
-import { killRunning } from './proc';
+import { killRunning, run } from './proc';
 import { provisionForTests } from './test-env';
 import { mergeTimes, planShards, readTimes, shardCount, testFiles, TIMES_FILE } from './shards';
 
@@ -147,8 +147,34 @@ async function runSuite(args: string[], env: NodeJS.ProcessEnv, outDir: string, 
   };
 }
 
+/** Unit tests start no worker: a run of only test/unit files skips the bundle (and its 3 s of CPU). */
+export function needsWorkflowBundle(args: string[]): boolean {
+  const named = args.filter((a) => a.startsWith('test/') || a.startsWith('./test/'));
+  return !named.length || named.some((a) => !a.replace(/^\.\//, '').startsWith('test/unit/'));
+}
+
+/** Where a run's workflow bundle goes (WORKFLOW_BUNDLE_PATH of its shards and of every worker they spawn). */
+export const WORKFLOW_BUNDLE_FILE = 'test-output/workflow-bundle.js';
+
+/**
+ * Bundles the workflows once for the whole run, in a process of its own beside provisioning (webpack
+ * is ~3 s of CPU): every shard's in-process workers and every worker process a test spawns (they
+ * inherit the env) load this file instead of bundling again. Built at every run from the checkout
+ * as it is, so never stale. A failure is a warning: each worker then bundles its own, as before.
+ */
+async function bundleForRun(): Promise<string | undefined> {
+  const file = path.join(repoRoot, WORKFLOW_BUNDLE_FILE);
+  fs.rmSync(file, { force: true });
+  const r = await run(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'workers/workflow-bundle.ts'), file], { cwd: repoRoot });
+  if (r.code === 0 && fs.existsSync(file)) return file;
+  process.stderr.write(`warning: bundling the workflows failed (${r.code ?? r.signal}); each worker bundles its own\n${r.stderr}`);
+  return undefined;
+}
+
 async function main(): Promise<number> {
   const t0 = Date.now();
+  fs.mkdirSync(path.join(repoRoot, 'test-output'), { recursive: true });
+  const bundled = needsWorkflowBundle(process.argv.slice(2)) ? bundleForRun() : Promise.resolve(undefined);
   let provisioned: Awaited<ReturnType<typeof provisionForTests>>;
   const early = () => {
     killRunning();
@@ -165,8 +191,9 @@ async function main(): Promise<number> {
   } finally {
     process.off('SIGINT', early).off('SIGTERM', early);
   }
+  const bundleFile = await bundled;
   const t1 = Date.now();
-  const { env } = provisioned;
+  const env = bundleFile ? { ...provisioned.env, WORKFLOW_BUNDLE_PATH: bundleFile } : provisioned.env;
   say(`provisioned in ${Math.round((t1 - t0) / 1000)}s (DATABASE_URL=${env.DATABASE_URL}, TEMPORAL_CLI_PATH=${env.TEMPORAL_CLI_PATH}, VERSITYGW_PATH=${env.VERSITYGW_PATH})`);
   const outDir = path.join(repoRoot, 'test-output');
   fs.mkdirSync(outDir, { recursive: true });

@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
+import { makeTelemetryFilterString, Runtime } from '@temporalio/worker';
 import { ensureRollupSchedule } from '../lib/analytics/schedule';
 import { temporalConnectionOptions } from '../lib/temporal';
 import { checkFfmpeg, detectPrlimit, resolveSandbox } from '../lib/media';
@@ -10,10 +10,8 @@ import { createStorage } from '../lib/storage';
 import { installCrashGuards } from './guards';
 import { sdkLogger } from './sdk-log';
 import { workerMetrics } from './metrics';
-import { createWorkers, type Role, workflowsPath } from './workers';
-
-// webpack's progress and stats would otherwise fill the terminal at every start.
-const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never;
+import { createWorkers, type Role } from './workers';
+import { loadWorkflowBundle } from './workflow-bundle';
 
 /** `WORKER_ROLES=workflow,transcode` (default both) picks which task queues this process polls. */
 async function main(): Promise<void> {
@@ -49,7 +47,12 @@ async function main(): Promise<void> {
   }
   const db = createDb(config.databaseUrl, config.databasePoolMax);
   const storage = createStorage(config);
-  const workflowBundle = roles.includes('workflow') ? await bundleWorkflowCode({ workflowsPath, logger: quiet }) : undefined;
+  // The prebuilt bundle (WORKFLOW_BUNDLE_PATH; scripts/start and scripts/test build one) saves the
+  // ~3 s of CPU webpack takes at each start, restarts after a crash included.
+  const loaded = roles.includes('workflow')
+    ? await loadWorkflowBundle(config.temporal.workflowBundlePath, { warn: (msg) => log.warn({ workflowBundlePath: config.temporal.workflowBundlePath }, msg) })
+    : undefined;
+  const workflowBundle = loaded?.bundle;
   const { workers, close } = await createWorkers({ config, db, storage, log }, roles, { workflowBundle });
   if (roles.includes('workflow')) await ensureAnalyticsSchedule(config, log);
   const metrics = await workerMetrics({
@@ -60,7 +63,7 @@ async function main(): Promise<void> {
     log,
   });
   const started = `workers started (${roles.join(' + ')}${sandboxMode ? `; media sandbox: ${sandboxMode}` : ''})`;
-  log.info({ roles, sandbox: sandboxMode, queues: [config.temporal.taskQueue, config.temporal.transcodeQueue, config.live.queue], concurrency: config.temporal.transcodeConcurrency, metrics: metrics?.url }, started);
+  log.info({ roles, sandbox: sandboxMode, workflowBundle: loaded && (loaded.prebuilt ? config.temporal.workflowBundlePath : 'bundled at start'), queues: [config.temporal.taskQueue, config.temporal.transcodeQueue, config.live.queue], concurrency: config.temporal.transcodeConcurrency, metrics: metrics?.url }, started);
   // Worker.run() resolves after SIGINT/SIGTERM once in-flight tasks have drained.
   await Promise.all(workers.map((w) => w.run()));
   await close();

@@ -17,7 +17,9 @@ export interface WorkerDeps {
   log: Logger;
 }
 
-export const workflowsPath = require.resolve('../workflows');
+import { workflowsPath } from './workflow-bundle';
+
+export { workflowsPath };
 
 /**
  * The orchestration worker runs workflows and the quick bookkeeping activities; the transcode

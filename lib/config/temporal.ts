@@ -22,6 +22,9 @@ export const temporalEnv = {
     .default('workflow,transcode')
     .transform((s) => s.split(',').map((r) => r.trim()).filter(Boolean))
     .pipe(z.array(z.enum(['workflow', 'transcode', 'live'])).min(1)),
+  // A workflow bundle built beforehand (workers/workflow-bundle.ts): a workflow worker loads it
+  // instead of running webpack at its start. Missing or not a bundle: bundled at start, with a warning.
+  WORKFLOW_BUNDLE_PATH: z.string().optional(),
 };
 
 export interface TemporalConfig {
@@ -35,6 +38,8 @@ export interface TemporalConfig {
   transcodeConcurrency: number;
   heartbeatTimeoutMs: number;
   workerRoles: Array<'workflow' | 'transcode' | 'live'>;
+  /** WORKFLOW_BUNDLE_PATH: the prebuilt workflow bundle a workflow worker starts from (unset: it bundles its own). */
+  workflowBundlePath?: string;
 }
 
 /** mTLS needs a certificate and its key together; an API key implies TLS (Temporal Cloud refuses plain text). */
@@ -58,5 +63,6 @@ export function temporalConfig(e: EnvOf<typeof temporalEnv>): TemporalConfig {
     transcodeConcurrency: e.TRANSCODE_CONCURRENCY ?? Math.max(1, os.availableParallelism()),
     heartbeatTimeoutMs: e.TRANSCODE_HEARTBEAT_TIMEOUT_MS,
     workerRoles: e.WORKER_ROLES,
+    workflowBundlePath: e.WORKFLOW_BUNDLE_PATH || undefined,
   };
 }

@@ -135,7 +135,11 @@ describe('metrics (their own loopback port, never the public API)', function () 
 
   it('a worker process serves its own metrics and the Temporal SDK\'s on METRICS_PORT', async () => {
     const [port, temporalPort] = [await freePort(), await freePort()];
-    const worker = spawnWorker({ ...s.env, METRICS_PORT: String(port), TEMPORAL_METRICS_PORT: String(temporalPort) }, 'workflow');
+    // scripts/test bundles the workflows once for the run (ops/test.ts); a workflow worker must load
+    // that file, not spend 3 s of CPU bundling them again.
+    const bundleFile = process.env.WORKFLOW_BUNDLE_PATH;
+    assert.ok(bundleFile && fs.existsSync(bundleFile), `scripts/test sets WORKFLOW_BUNDLE_PATH to the run's bundle (${bundleFile})`);
+    const worker = spawnWorker({ ...s.env, METRICS_PORT: String(port), TEMPORAL_METRICS_PORT: String(temporalPort), LOG_LEVEL: 'info', LOG_FORMAT: 'json' }, 'workflow');
     try {
       let text = '';
       const deadline = Date.now() + 120_000;
@@ -144,6 +148,10 @@ describe('metrics (their own loopback port, never the public API)', function () 
         await new Promise((r) => setTimeout(r, 500));
       }
       assert.match(text, /^temporal_\w+/m, `no Temporal SDK metrics; worker output:\n${worker.output()}`);
+      const startLine = () => worker.output().split('\n').find((l) => l.includes('"workers started'));
+      await until(async () => !!startLine(), 10_000, `the start line; worker output:\n${worker.output()}`);
+      const started = startLine()!;
+      assert.equal(JSON.parse(started).workflowBundle, bundleFile, started);
       assert.match(text, /^# TYPE vidhost_activity_failures_total counter$/m);
       assert.match(text, /^# TYPE vidhost_webhook_delivery_attempts_total counter$/m);
       parse(text);

@@ -76,7 +76,9 @@ describe('compiled runtime (tsc → node, no tsx)', function () {
       LOG_LEVEL: 'warn',
       NODE_ENV: 'test',
     };
-    start('workers/main.js', { ...env, WORKER_ROLES: 'workflow,transcode' });
+    // Bundles dist/workflows itself, as the image's workers do: not the run's bundle of the .ts
+    // sources (WORKFLOW_BUNDLE_PATH, inherited from scripts/test; empty means unset).
+    start('workers/main.js', { ...env, WORKER_ROLES: 'workflow,transcode', WORKFLOW_BUNDLE_PATH: '' });
     start('api/server.js', env);
     const api = `http://127.0.0.1:${port}`;
     await until(async () => (await fetch(`${api}/healthz`).catch(() => null))?.ok === true, 60_000, `the compiled API answers (${logs.join('')})`, 200);

@@ -200,6 +200,12 @@ describe('scripts/start supervision', function () {
       await until('the worker is started again', () => /worker started again/.test(log()) && tree(startPid).some((p) => p.pid === p.sid && p.cmd.includes('dist/workers/main.js')), 60_000, log);
       assert.match(log(), new RegExp(`worker \\(pid ${worker.pid}\\) died after \\d+s \\(killed by SIGKILL\\); restarting in 1s`));
       assert.ok(await healthy(port), 'the API kept running while the worker restarted');
+      // The restarted worker is given the workflow bundle scripts/start made once, not webpack to run again.
+      const again = tree(startPid).find((p) => p.pid === p.sid && p.pid !== worker.pid && p.cmd.includes('dist/workers/main.js'))!;
+      const bundleFile = path.join(tmp, signal, 'workflow-bundle.js');
+      assert.ok(fs.readFileSync(`/proc/${again.pid}/environ`, 'utf8').split('\0').includes(`WORKFLOW_BUNDLE_PATH=${bundleFile}`), 'the worker runs with WORKFLOW_BUNDLE_PATH');
+      assert.ok(fs.statSync(bundleFile).size > 0, bundleFile);
+      assert.doesNotMatch(log(), /bundling the workflows (failed|instead)/);
       // The live ingest server is a supervised child too: killed, it is started again on its port.
       await until('the media server listens', () => listening(s.rtmpPort), 60_000, log);
       const media = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('dist/workers/media-server.js'));

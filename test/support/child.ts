@@ -59,9 +59,13 @@ export async function killAllGroups(): Promise<void> {
   await Promise.all([...live].map((p) => p.kill('SIGKILL')));
 }
 
-/** A worker process; `kill()` (SIGKILL by default) takes the worker and its ffmpeg children down at once, like a crash. */
+/**
+ * A worker process; `kill()` (SIGKILL by default) takes the worker and its ffmpeg children down at
+ * once, like a crash. It logs warnings only unless `env.LOG_LEVEL` asks for more. It inherits this
+ * process's env, WORKFLOW_BUNDLE_PATH (the run's workflow bundle, ops/test.ts) included.
+ */
 export function spawnWorker(env: Record<string, string>, roles = 'transcode'): Proc {
-  return spawnGroup(`worker-${roles}`, 'workers/main.ts', { METRICS_PORT: '0', TEMPORAL_METRICS_PORT: '0', ...process.env, ...env, WORKER_ROLES: roles, LOG_LEVEL: 'warn' });
+  return spawnGroup(`worker-${roles}`, 'workers/main.ts', { METRICS_PORT: '0', TEMPORAL_METRICS_PORT: '0', ...process.env, ...env, WORKER_ROLES: roles, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
 }
 
 /** An API server in its own process on `env.PORT`, as a second machine behind a proxy would run it; resolves once /healthz answers. */

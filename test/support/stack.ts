@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
-import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundle } from '@temporalio/worker';
 import { globalHandlers } from '@temporalio/worker/lib/workflow/vm-shared';
 import request from 'supertest';
 import { type App, createApp } from '../../api/app';
@@ -16,14 +16,19 @@ import { randomToken } from '../../lib/ids';
 import { createApiKey, createWorkspace } from '../../lib/keys';
 import { createLogger } from '../../lib/logger';
 import { createStorage, S3Storage, type Storage } from '../../lib/storage';
-import { createWorkers, workflowsPath } from '../../workers/workers';
+import { createWorkers } from '../../workers/workers';
+import { loadWorkflowBundle } from '../../workers/workflow-bundle';
 import { ContractChecker } from './contract';
 import { onTeardown, s3Server, temporalEnv, testDatabase } from './hooks';
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-/** Bundling the workflows takes seconds; every in-process worker of the run shares one bundle. */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });
+let bundle: Promise<WorkflowBundle> | undefined;
+/**
+ * Bundling the workflows takes seconds; every in-process worker of the run shares one bundle: the
+ * one scripts/test built for the whole run (WORKFLOW_BUNDLE_PATH, which the workers it spawns
+ * inherit too), else one of this process's own.
+ */
+export function workflowBundle(): Promise<WorkflowBundle> {
+  bundle ??= loadWorkflowBundle(process.env.WORKFLOW_BUNDLE_PATH, { warn: (msg) => console.warn(msg) }).then((b) => b.bundle);
   return bundle;
 }
 

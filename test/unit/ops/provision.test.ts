@@ -7,7 +7,7 @@ import { cached, ensureGoTool, liveEdge, moduleVersion, temporalCli, withLock } 
 import { dirs } from '../../../ops/paths';
 import { postgresArgs } from '../../../ops/postgres';
 import { ensureSecrets, parseEnvFile } from '../../../ops/secrets';
-import { mochaArgs, summarize } from '../../../ops/test';
+import { mochaArgs, needsWorkflowBundle, summarize } from '../../../ops/test';
 
 describe('ops provisioning', () => {
   let tmp: string;
@@ -118,5 +118,12 @@ describe('ops provisioning', () => {
     const crash = summarize('SyntaxError: nope\n', 1);
     assert.equal(crash.line, '0 passed, 1 failed');
     assert.match(crash.note!, /without reporting failing tests/);
+  });
+
+  it('scripts/test bundles the workflows for a run unless it names only unit tests (which start no worker)', () => {
+    assert.equal(needsWorkflowBundle([]), true);
+    assert.equal(needsWorkflowBundle(['--grep', 'x']), true);
+    assert.equal(needsWorkflowBundle(['test/unit/a.test.ts', './test/unit/ops/b.test.ts']), false);
+    assert.equal(needsWorkflowBundle(['test/unit/a.test.ts', 'test/upload/crash.test.ts']), true);
   });
 });
