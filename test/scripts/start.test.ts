@@ -190,10 +190,10 @@ describe('scripts/start supervision', function () {
     return { port, rtmpPort, edgePort, startPid, log, stop, kill };
   }
 
-  async function killChildrenThenStop(signal: 'SIGINT' | 'SIGTERM') {
-    const s = await startScript(signal);
+  /** Kills the worker, the media server and the live edge in turn: each is started again, the API never stops. */
+  async function killChildren(s: Started, name: string) {
     const { port, startPid, log } = s;
-    try {
+    {
       const worker = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('dist/workers/main.js'));
       assert.ok(worker, `a worker below scripts/start: ${JSON.stringify(tree(startPid))}`);
       process.kill(-worker.pid, 'SIGKILL');
@@ -202,7 +202,7 @@ describe('scripts/start supervision', function () {
       assert.ok(await healthy(port), 'the API kept running while the worker restarted');
       // The restarted worker is given the workflow bundle scripts/start made once, not webpack to run again.
       const again = tree(startPid).find((p) => p.pid === p.sid && p.pid !== worker.pid && p.cmd.includes('dist/workers/main.js'))!;
-      const bundleFile = path.join(tmp, signal, 'workflow-bundle.js');
+      const bundleFile = path.join(tmp, name, 'workflow-bundle.js');
       assert.ok(fs.readFileSync(`/proc/${again.pid}/environ`, 'utf8').split('\0').includes(`WORKFLOW_BUNDLE_PATH=${bundleFile}`), 'the worker runs with WORKFLOW_BUNDLE_PATH');
       assert.ok(fs.statSync(bundleFile).size > 0, bundleFile);
       assert.doesNotMatch(log(), /bundling the workflows (failed|instead)/);
@@ -222,22 +222,19 @@ describe('scripts/start supervision', function () {
       process.kill(-edge.pid, 'SIGKILL');
       await until('the live edge is started again', () => /live edge started again/.test(log()) && tree(startPid).some((p) => p.pid === p.sid && p.pid !== edge.pid && p.cmd.includes('vidhost-edge')), 60_000, log);
       await until('the restarted live edge answers /healthz', edgeUp, 60_000, log);
-      await s.stop(signal);
-    } finally {
-      s.kill();
     }
   }
 
-  it('restarts a worker killed with SIGKILL; SIGINT from a non-interactive parent stops every process', async () => {
-    await killChildrenThenStop('SIGINT');
-  });
-
-  // SIGTERM from a non-interactive parent is the end of the next two tests (stop() asserts that no
-  // process is left): a run of its own only to send it cost one more scripts/start of the suite.
-  it('SIGKILL of its Temporal dev server: restarted on the same SQLite file, the API keeps answering reads, in-flight uploads reach ready; SIGTERM from a non-interactive parent stops every process', async () => {
-    const s = await startScript('temporal');
+  // One scripts/start for the children it supervises (a run of its own for each cost ~25 s of the
+  // suite): the worker, the media server and the live edge are killed, then the Temporal dev
+  // server under uploads the restarted worker takes to ready. SIGINT ends this test and SIGTERM
+  // the Postgres one; stop() asserts that no process is left either way.
+  it('restarts a worker, the media server, the live edge and its Temporal dev server killed with SIGKILL (same SQLite file; reads answer meanwhile; in-flight uploads reach ready); SIGINT from a non-interactive parent stops every process', async () => {
+    const name = 'supervision';
+    const s = await startScript(name);
     const { port, startPid, log } = s;
     try {
+      await killChildren(s, name);
       const key = /full-access API key \(shown once\): (vhk_\S+)/.exec(log())?.[1];
       assert.ok(key, `scripts/start printed the bootstrap key:\n${log()}`);
       const api = (method: string, p: string, body?: unknown) =>
@@ -271,10 +268,10 @@ describe('scripts/start supervision', function () {
       }
       assert.ok(alive(startPid), 'scripts/start kept running');
       assert.equal(tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('dist/api/server.js'))?.pid, apiPid, 'the API was never restarted');
-      assert.ok(fs.existsSync(path.join(tmp, 'temporal', 'temporal.sqlite')), 'the dev server keeps its SQLite file in the data dir');
+      assert.ok(fs.existsSync(path.join(tmp, name, 'temporal.sqlite')), 'the dev server keeps its SQLite file in the data dir');
       // Quiet start: the transcode queue's worker registers no workflows on purpose; the SDK must not warn about it.
       assert.doesNotMatch(log(), /No workflows registered/);
-      await s.stop('SIGTERM');
+      await s.stop('SIGINT');
     } finally {
       s.kill();
     }
