@@ -96,16 +96,17 @@ describe('chunked encodes across transcode workers (real ffmpeg + Temporal)', fu
   });
 
   /**
-   * Two single-slot workers slow enough (preset medium) to be caught mid-chunk, and a 12 s 720p
+   * Two single-slot workers slow enough (preset medium) to be caught mid-chunk, and a 12 s 480p
    * video ready on them: three 4 s chunks, enough for two to run at once and for one to finish
-   * while another runs (20 s, five chunks, proved nothing more and cost two more medium chunks).
+   * while another runs (20 s, five chunks, proved nothing more and cost two more medium chunks;
+   * 720p added a fourth rung as costly as the other three together, and proved nothing more).
    */
   async function slowWorkersAndReadyVideo() {
     const slow = { ...s.env, X264_PRESET: 'medium' };
     const a = spawnWorker(slow);
     const b = spawnWorker(slow);
     onTeardown(() => Promise.all([a.kill(), b.kill()]));
-    const { id } = await uploadFormA(s, await makeClip({ width: 1280, height: 720, seconds: 12 }));
+    const { id } = await uploadFormA(s, await makeClip({ width: 854, height: 480, seconds: 12 }));
     const v = await waitForVideo(s, id, isStatus('ready'), 120_000);
     return { a, b, id, v };
   }
@@ -125,6 +126,7 @@ describe('chunked encodes across transcode workers (real ffmpeg + Temporal)', fu
     assert.equal(after.size, before.size, 'no chunk was scheduled again');
     for (const [k, attempt] of before) if (attempt !== undefined) assert.equal(after.get(k), attempt, `chunk ${k} finished before the crash and was not redone`);
     const retried = [...after.values()].filter((x) => (x ?? 1) > 1);
+    console.log(`      attempts per chunk activity: before the kill ${[...before.values()].map((x) => x ?? '-').join(' ')}; after ${[...after.values()].join(' ')}`);
     assert.ok(retried.length <= 1, `one single-slot worker died, so at most one chunk is retried: ${[...after.values()]}`);
     await b.kill('SIGTERM');
   });
