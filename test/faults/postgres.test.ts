@@ -51,8 +51,8 @@ describe('faults: Postgres restart', function () {
     const fiveXX = s.seen.filter((x) => x.status >= 500 && x.status !== 503);
     assert.deepEqual(fiveXX, [], 'no 5xx but 503');
     assert.ok(s.seen.slice(during).some((x) => x.status === 503));
-    // A new upload after the outage goes through too.
-    const after = await upload(s, clip);
+    // A new upload after the outage goes through too (a short clip: the 24 s are for being caught mid-encode).
+    const after = await upload(s, await makeClip({ width: 320, height: 180, seconds: 2 }));
     await waitVideo(s, after, allReady, 120_000);
     await assertIntact(s, after);
     report('Postgres stop (fast) + start', { inFlight: 3, lost: 0, duplicateEvents: await duplicateEvents(s), fiveXX: fiveXX.length });
