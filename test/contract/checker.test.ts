@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { loadConfig } from '../../lib/config';
 import { ContractChecker } from '../support/contract';
 
@@ -50,5 +52,23 @@ describe('contract checker', () => {
     const track = { language: 'en', label: 'English', default: true, status: 'ready', url: 'http://cdn/v/vid_1/captions/en.vtt', error: null, cues: 3 };
     checker.check('PUT', '/v1/videos/vid_1/captions/en', answer(201, track));
     assert.throws(() => checker.check('PUT', '/v1/videos/vid_1/captions/en', answer(201, { ...track, default: 'yes' })), /does not match/);
+  });
+
+  it('is shared by stacks that differ only in what the document does not read (the config fields it does read are the cache key)', () => {
+    // ContractChecker.forConfig keys its cache on these; a document that starts reading another
+    // config field must add it there, or stacks that differ in it would share a wrong checker.
+    const used = new Set<string>();
+    const walk = (dir: string): void => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.name.endsWith('.ts')) for (const m of fs.readFileSync(p, 'utf8').matchAll(/\bd\.config\.([\w.]+)/g)) used.add(m[1]);
+      }
+    };
+    walk(path.join(__dirname, '..', '..', 'api'));
+    assert.deepEqual([...used].sort(), ['cdnUrl', 'playerUrl', 'publicBaseUrl', 'upload.maxBytes', 'upload.maxResumableBytes']);
+    const a = ContractChecker.forConfig(loadConfig({ DATA_DIR: '/tmp/x', PUBLIC_BASE_URL: 'http://127.0.0.1:1111' }));
+    assert.equal(ContractChecker.forConfig(loadConfig({ DATA_DIR: '/tmp/y', PUBLIC_BASE_URL: 'http://127.0.0.1:2222' })), a);
+    assert.notEqual(ContractChecker.forConfig(loadConfig({ DATA_DIR: '/tmp/x', PUBLIC_BASE_URL: 'http://127.0.0.1:1111', MAX_UPLOAD_BYTES: '12345678' })), a);
   });
 });
