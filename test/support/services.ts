@@ -7,6 +7,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createDb, migrateLatest, type Db } from '../../lib/db';
 import { randomToken } from '../../lib/ids';
 import { VideoIdKey, VideoStatusKey, WorkspaceIdKey } from '../../workflows/video/defs';
+import { ONE_TASK_QUEUE_PARTITION } from '../../ops/temporal';
 
 /**
  * The real components the integration tests run against, started once per mocha run and only
@@ -85,15 +86,8 @@ export async function startS3Server(): Promise<S3Server> {
   };
 }
 
-/**
- * One task-queue partition instead of the dev server's four. A test stack's queues have a few
- * pollers each (the transcode worker two): spread over four partitions, a task added to one with
- * no poller waiting went through the partitions' forwarding or the backlog before a worker got
- * it. bench/temporal-server.ts, 3 s uploads one after another on 5 stacks: 5.8 s a video with
- * four, 3.1 s with one, and 0.72 → 0.54 server CPU s a video. Partitions are the server's scaling
- * detail (no ordering or delivery guarantee differs); production servers keep their own setting.
- */
-export const TEST_TEMPORAL_DYNAMIC_CONFIG = ['matching.numTaskqueueReadPartitions=1', 'matching.numTaskqueueWritePartitions=1'].flatMap((v) => ['--dynamic-config-value', v]);
+/** The tests' dev servers are started as scripts/start starts its own: one task-queue partition (ops/temporal.ts). */
+export const TEST_TEMPORAL_DYNAMIC_CONFIG = ONE_TASK_QUEUE_PARTITION;
 
 export async function startTemporal(): Promise<TestWorkflowEnvironment> {
   return TestWorkflowEnvironment.createLocal({

@@ -21,6 +21,8 @@ describe('ops/temporal', () => {
     const args = devServerArgs({ port: 7300, uiPort: 8300 }, '/srv/data');
     assert.deepEqual(args.slice(0, 4), ['server', 'start-dev', '--db-filename', '/srv/data/temporal.sqlite']);
     for (const sa of ['VideoId=Keyword', 'WorkspaceId=Keyword', 'VideoStatus=Keyword']) assert.ok(args.includes(sa), sa);
+    // One task-queue partition: a machine's few pollers take a task without forwarding between four.
+    for (const v of ['matching.numTaskqueueReadPartitions=1', 'matching.numTaskqueueWritePartitions=1']) assert.equal(args[args.indexOf(v) - 1], '--dynamic-config-value', v);
   });
 
   describe('with the Temporal CLI', function () {
