@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { die, say, warn } from './log';
 import { type Child, portOpen, run, sleep, spawnChild, tail } from './proc';
@@ -67,8 +68,20 @@ export async function checkTemporal(cli: string, plan: Exclude<TemporalPlan, { k
  */
 export const ONE_TASK_QUEUE_PARTITION = ['matching.numTaskqueueReadPartitions=1', 'matching.numTaskqueueWritePartitions=1'].flatMap((v) => ['--dynamic-config-value', v]);
 
-export function devServerArgs(plan: { port: number; uiPort: number }, dataDir: string): string[] {
-  const args = ['server', 'start-dev', '--db-filename', path.join(dataDir, 'temporal.sqlite'), '--ip', '127.0.0.1', '--port', String(plan.port), '--ui-port', String(plan.uiPort), '--log-level', 'warn', ...ONE_TASK_QUEUE_PARTITION];
+/** Written beside a SQLite file the dev server started on with one partition. */
+const PARTITION_MARKER = 'temporal.partitions';
+
+/**
+ * One partition for a new SQLite file; the default four for a file an earlier version made (no
+ * marker): tasks it left in partitions 2–4 would never be read by a server reading only one.
+ */
+export function devServerPartitions(dataDir: string): 1 | 4 {
+  if (fs.existsSync(path.join(dataDir, PARTITION_MARKER))) return 1;
+  return fs.existsSync(path.join(dataDir, 'temporal.sqlite')) ? 4 : 1;
+}
+
+export function devServerArgs(plan: { port: number; uiPort: number }, dataDir: string, partitions = devServerPartitions(dataDir)): string[] {
+  const args = ['server', 'start-dev', '--db-filename', path.join(dataDir, 'temporal.sqlite'), '--ip', '127.0.0.1', '--port', String(plan.port), '--ui-port', String(plan.uiPort), '--log-level', 'warn', ...(partitions === 1 ? ONE_TASK_QUEUE_PARTITION : [])];
   for (const sa of searchAttributes) args.push('--search-attribute', `${sa}=Keyword`);
   return args;
 }
@@ -82,7 +95,12 @@ export function devServer(cli: string, plan: { address: string; port: number; ui
       const deadline = Date.now() + healthTimeoutMs;
       for (;;) {
         say(`starting Temporal dev server on ${plan.address} (log: ${log})`);
-        const child = spawnChild(cli, devServerArgs(plan, dataDir), { logFile: log });
+        const partitions = devServerPartitions(dataDir);
+        if (partitions === 1) {
+          fs.mkdirSync(dataDir, { recursive: true });
+          fs.writeFileSync(path.join(dataDir, PARTITION_MARKER), '1\n');
+        }
+        const child = spawnChild(cli, devServerArgs(plan, dataDir, partitions), { logFile: log });
         let exited = false;
         void child.exited.then(() => (exited = true));
         while (!exited && !(await temporalHealthy(cli, plan.address))) {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ProvisionError } from '../../../ops/log';
 import { run } from '../../../ops/proc';
 import { Supervisor } from '../../../ops/supervisor';
-import { checkTemporal, devServer, devServerArgs, planTemporal, temporalHealthy } from '../../../ops/temporal';
+import { checkTemporal, devServer, devServerArgs, devServerPartitions, planTemporal, temporalHealthy } from '../../../ops/temporal';
 import { freePort } from '../../support/services';
 
 describe('ops/temporal', () => {
@@ -23,6 +23,20 @@ describe('ops/temporal', () => {
     for (const sa of ['VideoId=Keyword', 'WorkspaceId=Keyword', 'VideoStatus=Keyword']) assert.ok(args.includes(sa), sa);
     // One task-queue partition: a machine's few pollers take a task without forwarding between four.
     for (const v of ['matching.numTaskqueueReadPartitions=1', 'matching.numTaskqueueWritePartitions=1']) assert.equal(args[args.indexOf(v) - 1], '--dynamic-config-value', v);
+  });
+
+  it("keeps the dev server's four partitions for a SQLite file an earlier version made (its tasks may sit in any of them)", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidhost-partitions-'));
+    try {
+      assert.equal(devServerPartitions(dir), 1, 'a new data dir');
+      fs.writeFileSync(path.join(dir, 'temporal.sqlite'), '');
+      assert.equal(devServerPartitions(dir), 4, 'a SQLite file without the marker');
+      assert.ok(!devServerArgs({ port: 7300, uiPort: 8300 }, dir).includes('matching.numTaskqueueReadPartitions=1'));
+      fs.writeFileSync(path.join(dir, 'temporal.partitions'), '1\n');
+      assert.equal(devServerPartitions(dir), 1, 'a SQLite file the marker says started with one');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   describe('with the Temporal CLI', function () {
@@ -57,6 +71,9 @@ describe('ops/temporal', () => {
         assert.ok(await temporalHealthy(cli!, plan.address));
         const described = await run(cli!, ['operator', 'namespace', 'describe', ...ns]);
         assert.equal(described.code, 0, `the namespace made before the kill is still there: ${described.stderr}`);
+        // Started on a new file with one partition, so restarted on it with one too.
+        assert.equal(devServerPartitions(data), 1);
+        assert.ok(fs.existsSync(path.join(data, 'temporal.partitions')));
       } finally {
         await sup.stop();
         fs.rmSync(data, { recursive: true, force: true });
