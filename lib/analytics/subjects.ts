@@ -71,6 +71,8 @@ export class BeaconSubjects {
         else videos.set(subject, uuid);
       }
     }
+    // Every subject answered from memory (the common case: a known video, its access cached).
+    if (videos.size === 0 && streams.size === 0 && decisions.length === 0) return out;
     const lookups: Array<Promise<void>> = [];
     if (videos.size) {
       this.queries++;
