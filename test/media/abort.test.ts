@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { DEFAULT_LIMITS } from '../../lib/media/limits';
 import { createMediaTools } from '../../lib/media/tools';
 import { makeClip } from '../support/media';
@@ -31,7 +33,12 @@ describe('an aborted sandboxed ffmpeg leaves nothing running', function () {
   it('settles every run aborted during the sandbox setup and leaves no bwrap', async function () {
     const tools = createMediaTools({ ffmpegPath: 'ffmpeg', ffprobePath: 'ffprobe', sandbox: 'auto', formatCheck: true, limits: DEFAULT_LIMITS, nice: 10 });
     if ((await tools.sandboxMode()) !== 'bwrap') this.skip();
-    const clip = await makeClip({ width: 320, height: 240, seconds: 4 });
+    // A copy of its own: bwraps are found by the file they name, and the cached clip is also what
+    // other tests (another shard's, at the same moment) sandbox; counting and killing theirs
+    // failed this test and killed theirs.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidhost-abort-'));
+    const clip = path.join(dir, 'own.mp4');
+    fs.copyFileSync(await makeClip({ width: 320, height: 240, seconds: 4 }), clip);
     const input = await tools.open(clip);
     let hung = 0;
     for (let i = 0; i < 30; i++) {
@@ -47,11 +54,13 @@ describe('an aborted sandboxed ffmpeg leaves nothing running', function () {
           () => 'finished',
           () => 'aborted',
         );
-      const outcome = await Promise.race([job, new Promise((r) => setTimeout(() => r('hung'), 3000))]);
+      // A run that never settles hangs for good; 10 s tells it from a slow one on a loaded machine.
+      const outcome = await Promise.race([job, new Promise((r) => setTimeout(() => r('hung'), 10_000))]);
       if (outcome === 'hung') hung++;
     }
     const left = bwrapsNaming(clip);
     for (const pid of left) process.kill(pid, 'SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
     assert.deepEqual({ hung, left: left.length }, { hung: 0, left: 0 });
   });
 });
