@@ -6,7 +6,7 @@ import { loadConfig } from '../lib/config';
 import { parseVideoId } from '../lib/ids';
 import { createTemporalClient } from '../lib/temporal';
 import { videoWorkflowId } from '../workflows/video/defs';
-import { workflowsPath } from '../workers/workers';
+import { workflowsPath } from '../workers/workflow-bundle';
 
 const USAGE = `usage: npm run replay -- <vid_… | video uuid | workflow id>… [--workflows <file>]
 

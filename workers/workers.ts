@@ -7,6 +7,7 @@ import type { Logger } from '../lib/logger';
 import type { Storage } from '../lib/storage';
 import { activityMetrics } from './metrics';
 import { temporalConnectionOptions } from '../lib/temporal';
+import { workflowsPath } from './workflow-bundle';
 
 export type Role = 'workflow' | 'transcode' | 'live';
 
@@ -16,10 +17,6 @@ export interface WorkerDeps {
   storage: Storage;
   log: Logger;
 }
-
-import { workflowsPath } from './workflow-bundle';
-
-export { workflowsPath };
 
 /**
  * The orchestration worker runs workflows and the quick bookkeeping activities; the transcode

@@ -34,10 +34,6 @@ export class ProbeMemo {
     }
     return info;
   }
-
-  get size(): number {
-    return this.entries.size;
-  }
 }
 
 async function identity(input: string, variant: string): Promise<string | undefined> {

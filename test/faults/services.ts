@@ -5,7 +5,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { VideoIdKey, VideoStatusKey, WorkspaceIdKey } from '../../workflows/video/defs';
-import { findTool, freePort, TEST_TEMPORAL_DYNAMIC_CONFIG, waitForPort } from '../support/services';
+import { ONE_TASK_QUEUE_PARTITION } from '../../ops/temporal';
+import { findTool, freePort, waitForPort } from '../support/services';
 
 /**
  * Services a fault test may kill and start again, each on its own port and files: unlike the run's
@@ -80,7 +81,7 @@ export async function startTemporalServer(): Promise<TemporalServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidhost-temporal-'));
   const port = await freePort();
   const address = `127.0.0.1:${port}`;
-  const args = ['server', 'start-dev', '--headless', '--db-filename', path.join(dir, 'temporal.sqlite'), '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error', ...TEST_TEMPORAL_DYNAMIC_CONFIG];
+  const args = ['server', 'start-dev', '--headless', '--db-filename', path.join(dir, 'temporal.sqlite'), '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error', ...ONE_TASK_QUEUE_PARTITION];
   for (const sa of [VideoIdKey, WorkspaceIdKey, VideoStatusKey]) args.push('--search-attribute', `${sa.name}=Keyword`);
   let child: ChildProcess | undefined;
   const log = path.join(dir, 'server.log');

@@ -86,16 +86,14 @@ export async function startS3Server(): Promise<S3Server> {
   };
 }
 
-/** The tests' dev servers are started as scripts/start starts its own: one task-queue partition (ops/temporal.ts). */
-export const TEST_TEMPORAL_DYNAMIC_CONFIG = ONE_TASK_QUEUE_PARTITION;
-
 export async function startTemporal(): Promise<TestWorkflowEnvironment> {
   return TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: findTool('TEMPORAL_CLI_PATH', 'temporal') },
       ip: '127.0.0.1',
       searchAttributes: [VideoIdKey, WorkspaceIdKey, VideoStatusKey],
-      extraArgs: ['--log-level', 'error', ...TEST_TEMPORAL_DYNAMIC_CONFIG],
+      // One task-queue partition, as scripts/start's own dev server (ops/temporal.ts).
+      extraArgs: ['--log-level', 'error', ...ONE_TASK_QUEUE_PARTITION],
     },
   });
 }
