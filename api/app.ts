@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa from 'koa';
 import type { BaseDeps, Deps } from './deps';
+import { beaconFastPath } from './analytics/fast';
 import { cdnFastPath } from './cdn/fast';
 import { createHot, type Hot } from './hot';
 import { authenticate, requireScope } from './middleware/auth';
@@ -52,14 +53,19 @@ export function createApp(base: BaseDeps & { hot?: Hot }): App {
   app.use(idempotency(deps.db));
   app.use(api.routes());
   app.use(api.allowedMethods());
-  // Segments and playlists (api/cdn/fast.ts) and keyed video reads (api/videos/fast.ts) whose
-  // answers are already in memory are answered before Koa; the rest goes through it.
+  // Segments and playlists (api/cdn/fast.ts), keyed video reads (api/videos/fast.ts) whose
+  // answers are already in memory and common analytics beacons (api/analytics/fast.ts) are
+  // answered before Koa; the rest goes through it.
   const cdn = cdnFastPath(deps);
   const reads = videoReadFastPath(deps, { touch, routers: { before: [pub, session], api } });
+  const beacons = beaconFastPath(deps, { before: [pub, session] });
   const koaCallback = app.callback.bind(app);
   app.callback = () => {
     const handle = koaCallback();
-    return (req, res) => (cdn(req as IncomingMessage, res as ServerResponse) || reads(req as IncomingMessage, res as ServerResponse) ? Promise.resolve() : handle(req, res));
+    return (req, res) => {
+      const [q, s] = [req as IncomingMessage, res as ServerResponse];
+      return cdn(q, s) || reads(q, s) || beacons(q, s, handle) ? Promise.resolve() : handle(req, res);
+    };
   };
   return Object.assign(app, { hot, close: () => hot.close() });
 }

@@ -1,4 +1,5 @@
 import { BeaconBuffer } from '../lib/analytics/buffer';
+import { BeaconSubjects } from '../lib/analytics/subjects';
 import { DailySalt } from '../lib/analytics/viewer';
 import { WhepViews } from '../lib/analytics/whep';
 import { KeyCache } from '../lib/keyCache';
@@ -29,6 +30,8 @@ export interface Hot {
   beacons: BeaconBuffer;
   /** Beacon requests per client address and minute (`ANALYTICS_BEACONS_PER_MINUTE`). */
   beaconLimit: Limiter;
+  /** Which beacon subjects count (lib/analytics/subjects.ts), shared by the Koa route and the fast path. */
+  beaconSubjects: BeaconSubjects;
   salt: DailySalt;
   /** WHEP viewers' views, written by the API itself (a WHEP player may send no beacon). */
   whep: WhepViews;
@@ -65,6 +68,7 @@ export function createHot(d: BaseDeps): Hot {
     starts,
     beacons,
     beaconLimit: limiters.beacons,
+    beaconSubjects: new BeaconSubjects(db, access),
     salt,
     whep,
     close() {

@@ -1,24 +1,24 @@
+import type { IncomingMessage } from 'node:http';
 import type Router from '@koa/router';
-import type { ParameterizedContext } from 'koa';
 import { classifyAgent } from '../../lib/analytics/agent';
 import type { RawEvent } from '../../lib/analytics/buffer';
 import { beaconBody, MAX_BEACON_BYTES, type BeaconEvent } from '../../lib/analytics/events';
 import { countryOf } from '../../lib/analytics/country';
-import { BeaconSubjects } from '../../lib/analytics/subjects';
 import { dayOf, viewerHash } from '../../lib/analytics/viewer';
 import type { Deps } from '../deps';
+import type { Hot } from '../hot';
 import { ApiError, badRequest } from '../errors';
 import { retryAfter } from '../middleware/auth';
 import { clientAddress } from '../middleware/client';
 
-const CORS = {
+export const CORS = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'POST, OPTIONS',
   'Access-Control-Allow-Headers': 'Content-Type',
   'Access-Control-Max-Age': '86400',
 };
 // sendBeacon sends text/plain (a CORS-safelisted type: no preflight); fetch may send JSON.
-const TYPES = /^\s*(application\/json|text\/plain)\s*(;|$)/i;
+export const TYPES = /^\s*(application\/json|text\/plain)\s*(;|$)/i;
 
 const prematureClose = () => Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 const tooLarge = () => new ApiError(413, 'payload_too_large', `Beacons are at most ${MAX_BEACON_BYTES} bytes`);
@@ -29,9 +29,8 @@ const tooLarge = () => new ApiError(413, 'payload_too_large', `Beacons are at mo
  * wrappers) cost ≈ 30 µs a beacon (issue 36). Past the limit the request is destroyed, as the
  * iterator's early exit did.
  */
-function readBody(ctx: ParameterizedContext): Promise<string> {
-  if (Number(ctx.get('content-length') || 0) > MAX_BEACON_BYTES) return Promise.reject(tooLarge());
-  const req = ctx.req;
+export function readBeaconBody(req: IncomingMessage): Promise<string> {
+  if (Number(req.headers['content-length'] || 0) > MAX_BEACON_BYTES) return Promise.reject(tooLarge());
   // Already read, or already gone: no event will come for it.
   if (req.readableEnded) return Promise.resolve('');
   if (req.destroyed) return Promise.reject(prematureClose());
@@ -81,7 +80,6 @@ function readBody(ctx: ParameterizedContext): Promise<string> {
  */
 export function beaconRoutes(r: Router, deps: Deps): void {
   const { hot } = deps;
-  const subjects = new BeaconSubjects(deps.db, hot.access);
 
   r.options('/beacons', (ctx) => {
     ctx.set(CORS);
@@ -90,13 +88,17 @@ export function beaconRoutes(r: Router, deps: Deps): void {
 
   r.post('/beacons', async (ctx) => {
     ctx.set(CORS);
-    const limit = await hot.beaconLimit.consume(clientAddress(ctx));
-    if (!limit.allowed) {
-      throw new ApiError(429, 'beacon_rate_limited', 'Too many beacons from this address; retry later', undefined, { 'Retry-After': String(retryAfter(limit.resetAt)) });
-    }
-    const type = ctx.get('content-type');
-    if (type && !TYPES.test(type)) throw badRequest('unsupported_content_type', 'Beacons are JSON, sent as application/json or text/plain');
-    const text = await readBody(ctx);
+    // The fast path (api/analytics/fast.ts) passes on a body it has read, its limit spent.
+    const pre = preRead.get(ctx.req);
+    if (!pre) {
+      const limit = await hot.beaconLimit.consume(clientAddress(ctx));
+      if (!limit.allowed) {
+        throw new ApiError(429, 'beacon_rate_limited', 'Too many beacons from this address; retry later', undefined, { 'Retry-After': String(retryAfter(limit.resetAt)) });
+      }
+      const type = ctx.get('content-type');
+      if (type && !TYPES.test(type)) throw badRequest('unsupported_content_type', 'Beacons are JSON, sent as application/json or text/plain');
+    } else if ('error' in pre) throw pre.error;
+    const text = pre ? pre.text : await readBeaconBody(ctx.req);
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -108,47 +110,58 @@ export function beaconRoutes(r: Router, deps: Deps): void {
       const issues = parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join('.'), message: i.message }));
       throw badRequest('invalid_beacon', 'The beacon is not a valid event or array of 1–100 events', issues);
     }
-    const events: BeaconEvent[] = parsed.data;
-    const resolved = await subjects.resolveAll(events.map((e) => e.subject));
-    const now = new Date();
-    const receivedAt = now.toISOString();
-    const day = dayOf(now);
-    const ua = ctx.get('user-agent');
-    // The client address (X-Forwarded-For only through TRUSTED_PROXIES) is used for the hash and the country only, never stored.
-    const address = clientAddress(ctx);
-    let salt: Buffer | undefined;
-    const rows: RawEvent[] = [];
-    for (const e of events) {
-      const s = resolved.get(e.subject);
-      if (!s) continue;
-      const start = e.event === 'viewstart';
-      if (start) salt ??= await hot.salt.get(now.getTime());
-      const agent = start ? classifyAgent(ua) : undefined;
-      rows.push({
-        day,
-        received_at: receivedAt,
-        view_id: e.view_id.toLowerCase(),
-        seq: e.seq,
-        subject_id: s.subjectId,
-        event: e.event,
-        position: e.position,
-        elapsed_ms: e.elapsed_ms ?? null,
-        watch_ms: e.watch_ms ?? null,
-        bitrate: e.bitrate ?? null,
-        rendition: e.rendition ?? null,
-        error_code: e.error_code ?? null,
-        workspace_id: start ? s.workspaceId : null,
-        viewer_hash: start ? viewerHash(salt!, address, ua, s.workspaceId) : null,
-        browser: agent?.browser ?? null,
-        os: agent?.os ?? null,
-        device: agent?.device ?? null,
-        player: start ? `${e.player.name}${e.player.version ? ` ${e.player.version}` : ''}` : null,
-        player_height: e.player_height ?? null,
-        latency_ms: e.latency == null ? null : Math.round(e.latency * 1000),
-        country: start ? countryOf(address) : null,
-      });
-    }
-    if (rows.length) hot.beacons.push(rows);
+    await acceptBeacons(hot, parsed.data, ctx.get('user-agent'), clientAddress(ctx));
     ctx.status = 204;
   });
+}
+
+/**
+ * Bodies the fast path read before handing the request to this route (a body it was not sure
+ * of, or a failure to answer with the route's own error), with the beacon limit already spent.
+ */
+export const preRead = new WeakMap<IncomingMessage, { text: string } | { error: unknown }>();
+
+/**
+ * Stores a body's countable events: each becomes a raw row in the buffer; events whose subject
+ * is not countable are dropped. The client address (X-Forwarded-For only through
+ * TRUSTED_PROXIES) is used for the viewer hash and the country only, never stored.
+ */
+export async function acceptBeacons(hot: Hot, events: BeaconEvent[], ua: string, address: string): Promise<void> {
+  const resolved = await hot.beaconSubjects.resolveAll(events.map((e) => e.subject));
+  const now = new Date();
+  const receivedAt = now.toISOString();
+  const day = dayOf(now);
+  let salt: Buffer | undefined;
+  const rows: RawEvent[] = [];
+  for (const e of events) {
+    const s = resolved.get(e.subject);
+    if (!s) continue;
+    const start = e.event === 'viewstart';
+    if (start) salt ??= await hot.salt.get(now.getTime());
+    const agent = start ? classifyAgent(ua) : undefined;
+    rows.push({
+      day,
+      received_at: receivedAt,
+      view_id: e.view_id.toLowerCase(),
+      seq: e.seq,
+      subject_id: s.subjectId,
+      event: e.event,
+      position: e.position,
+      elapsed_ms: e.elapsed_ms ?? null,
+      watch_ms: e.watch_ms ?? null,
+      bitrate: e.bitrate ?? null,
+      rendition: e.rendition ?? null,
+      error_code: e.error_code ?? null,
+      workspace_id: start ? s.workspaceId : null,
+      viewer_hash: start ? viewerHash(salt!, address, ua, s.workspaceId) : null,
+      browser: agent?.browser ?? null,
+      os: agent?.os ?? null,
+      device: agent?.device ?? null,
+      player: start ? `${e.player.name}${e.player.version ? ` ${e.player.version}` : ''}` : null,
+      player_height: e.player_height ?? null,
+      latency_ms: e.latency == null ? null : Math.round(e.latency * 1000),
+      country: start ? countryOf(address) : null,
+    });
+  }
+  if (rows.length) hot.beacons.push(rows);
 }
