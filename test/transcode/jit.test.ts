@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { jitCuts } from '../../lib/playback/jit';
+import { parseVideoId } from '../../lib/ids';
 import { loadPlaybackVideo } from '../../lib/playback/access';
 import { allRenditionsReady, isStatus, uploadFormA, until, waitForVideo } from '../support/flow';
 import { loopedClip, makeClip } from '../support/media';
@@ -34,6 +35,7 @@ describe('just-in-time packaging (real ffmpeg + Temporal)', function () {
   this.timeout(600_000);
   let s: Stack;
   let long: string;
+  let short: string;
   before(async function () {
     this.timeout(300_000);
     s = await startStack();
@@ -41,8 +43,15 @@ describe('just-in-time packaging (real ffmpeg + Temporal)', function () {
     // 12 fps (keyframes every 2 s as before) and a silent audio track: what runs behind ready
     // (the full-length audio encode, the storyboard's decode) costs a fraction of 24 fps and a tone,
     // and nothing here depends on the frame rate or on what the audio sounds like.
-    long = await loopedClip(await makeClip({ width: 320, height: 180, seconds: 10, fps: 12, gop: 24, videoBitrate: 300_000, silentAudio: true }), 60);
+    short = await makeClip({ width: 320, height: 180, seconds: 10, fps: 12, gop: 24, videoBitrate: 300_000, silentAudio: true });
+    long = await loopedClip(short, 60);
   });
+
+  /** DELETE, which cancels what still runs for the video (its encodes behind ready), and wait until it is gone. */
+  async function gone(id: string): Promise<void> {
+    await s.del(`/v1/videos/${id}`).expect(204);
+    await until(async () => (await s.db('videos').where({ id: parseVideoId(id)! }).first()) === undefined, 120_000, 'the deleted video\u2019s workflow finished', 500);
+  }
 
   it('lists every segment of a 10-minute source at ready, and cuts a segment on first request', async () => {
     const cutsBefore = jitCuts.count;
@@ -89,13 +98,22 @@ describe('just-in-time packaging (real ffmpeg + Temporal)', function () {
     const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', at.ready.hls_url]);
     assert.ok(Math.abs(Number(stdout) - 600) < 2, `ffprobe reads ${stdout.trim()} s`);
 
-    // Behind ready: the rest is cut in one pass, the audio encoded; the master then names the encoded audio.
+    // What runs behind ready is length-blind and proven on a short source below; this one's
+    // ten-minute audio encode would only hold the shard's CPU: deleting the video cancels it.
+    await gone(id);
+  });
+
+  it('behind ready the rest is cut in one pass and the audio encoded; the master then names the encoded audio', async () => {
+    const { id } = await uploadFormA(s, short);
+    const at = await playlistsAtReady(s, id);
+    assert.match(at.master, /-jit\//, 'ready with the audio cut on request');
+    const lastVideo = new URL(uris(at.video).at(-1)!, new URL(at.variant, at.ready.hls_url));
+    const first = Buffer.from(await (await fetch(lastVideo)).arrayBuffer());
     const done = await waitForVideo(s, id, allRenditionsReady, 300_000);
-    // (The full-length audio encode runs after ready: minutes on a loaded machine.)
-    await until(async () => !/-jit\//.test(await text(done.hls_url)), 420_000, 'the master names the encoded audio', 1000);
+    await until(async () => !/-jit\//.test(await text(done.hls_url)), 120_000, 'the master names the encoded audio', 500);
     const again = await fetch(lastVideo);
     assert.equal(again.status, 200);
-    assert.ok(Buffer.from(await again.arrayBuffer()).equals(Buffer.from(await (await fetch(lastVideo)).arrayBuffer())));
+    assert.ok(Buffer.from(await again.arrayBuffer()).equals(first), 'the segment cut on request is the one cut behind ready');
   });
 
   it('a source the passthrough cannot take (HEVC) is ready from its lowest rung encoded per segment on request', async () => {
@@ -126,8 +144,15 @@ describe('just-in-time packaging (real ffmpeg + Temporal)', function () {
       await fs.rm(file, { force: true });
     }
     assert.ok(jitCuts.count > cutsBefore);
-    // Behind it the whole ladder is encoded; the master then lists the encoded rung instead.
-    const done = await waitForVideo(s, id, allRenditionsReady, 420_000);
-    await until(async () => !/source\//.test(await text(done.hls_url)), 60_000, 'the master lists the encoded ladder', 1000);
+    await gone(id); // its ladder encode behind ready: proven on a short source below
+  });
+
+  it('behind a source encoded per segment the whole ladder is encoded; the master then lists the encoded rung instead', async () => {
+    const hevc = await makeClip({ width: 320, height: 180, seconds: 12, fps: 12, codec: 'hevc', silentAudio: true });
+    const { id } = await uploadFormA(s, hevc);
+    const at = await playlistsAtReady(s, id);
+    assert.equal(at.variant, 'source/index.m3u8', 'ready from the rung encoded per segment');
+    const done = await waitForVideo(s, id, allRenditionsReady, 300_000);
+    await until(async () => !/source\//.test(await text(done.hls_url)), 60_000, 'the master lists the encoded ladder', 500);
   });
 });

@@ -29,12 +29,12 @@ describe('ops/shards: splitting a full run of the suite', () => {
     for (const g of TOGETHER) assert.ok(shards.some((s) => g.every((f) => s.includes(f))), `${g} share a shard`);
   });
 
-  it('VH_TEST_SHARDS: 1 turns sharding off, nonsense falls back to 2; times merge slowest first', () => {
-    assert.equal(shardCount({}), 2);
+  it('VH_TEST_SHARDS: 1 turns sharding off, nonsense falls back to 3; times merge slowest first', () => {
+    assert.equal(shardCount({}), 3);
     assert.equal(shardCount({ VH_TEST_SHARDS: '1' }), 1);
-    assert.equal(shardCount({ VH_TEST_SHARDS: '3' }), 3);
-    assert.equal(shardCount({ VH_TEST_SHARDS: 'x' }), 2);
-    assert.equal(shardCount({ VH_TEST_SHARDS: '0' }), 2);
+    assert.equal(shardCount({ VH_TEST_SHARDS: '2' }), 2);
+    assert.equal(shardCount({ VH_TEST_SHARDS: 'x' }), 3);
+    assert.equal(shardCount({ VH_TEST_SHARDS: '0' }), 3);
     assert.deepEqual(Object.keys(mergeTimes([{ a: 1, b: 5 }, { c: 3 }])), ['b', 'c', 'a']);
   });
 });
