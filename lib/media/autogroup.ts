@@ -35,6 +35,18 @@ const read = (file: string): string | null => {
 /** `/proc/<pid>/autogroup` reads "/autogroup-<id> nice <n>": the id. */
 const groupOf = (pid: number): string | null => read(`/proc/${pid}/autogroup`)?.split(' ')[0] ?? null;
 
+/**
+ * Whether `pid` is stopped (or gone): the state letter after the command name in
+ * `/proc/<pid>/stat`. A process stopped by SIGSTOP has left any fork it was in, so its children
+ * are all listed by `below` from then on.
+ */
+export function stoppedOrGone(pid: number): boolean {
+  const stat = read(`/proc/${pid}/stat`);
+  if (stat === null) return true;
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === 'T' || state === 't' || state === 'Z' || state === 'X';
+}
+
 /** The processes below `pid` (children's children included), breadth first; [] off Linux. */
 export function below(pid: number): number[] {
   const out: number[] = [];

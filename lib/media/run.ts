@@ -1,7 +1,7 @@
 // The one place that executes ffmpeg. Callers pass exact argument arrays (see args.ts).
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { below, niceAutogroups } from './autogroup';
+import { below, niceAutogroups, stoppedOrGone } from './autogroup';
 import { classifyFfmpegError, limitInStderr } from './errors';
 import { sandboxedCommand, type SandboxSpec } from './sandbox';
 
@@ -181,23 +181,36 @@ function runTool(args: readonly string[], options: ToolOptions): Promise<string>
     let stdout = '';
     let stdoutOverflow = false;
 
+    let killing = false;
     const kill = (): void => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (killing || child.exitCode !== null || child.signalCode !== null) return;
+      killing = true;
       // The whole tree, not only the process spawned: killed during its setup, bwrap's inner
       // process (the sandbox's pid 1) is not yet bound to die with it and was left sleeping
       // forever, holding our stdout/stderr, so 'close' never came and the run never settled
       // (an aborted just-in-time cut then blocked its segment for good). Stopped first, so it
-      // cannot fork while its tree is listed.
+      // cannot fork while its tree is listed — and listed only once the stop has taken hold: a
+      // SIGSTOP lands when bwrap leaves the clone() it may be in, so a list taken at once could
+      // miss the inner process being made (it was left, orphaned, under three shards' load).
       if (child.pid !== undefined && sandbox?.mode === 'bwrap') {
-        const signalTo = (pid: number, sig: NodeJS.Signals) => {
+        const pid = child.pid;
+        const signalTo = (p: number, sig: NodeJS.Signals) => {
           try {
-            process.kill(pid, sig);
+            process.kill(p, sig);
           } catch {
             /* gone already */
           }
         };
-        signalTo(child.pid, 'SIGSTOP');
-        for (const pid of below(child.pid)) signalTo(pid, 'SIGKILL');
+        signalTo(pid, 'SIGSTOP');
+        const deadline = Date.now() + 500;
+        const killTree = () => {
+          if (!stoppedOrGone(pid) && Date.now() < deadline) return void setTimeout(killTree, 1);
+          // Killing the sandbox's pid 1 kills everything else in its pid namespace.
+          for (const p of below(pid)) signalTo(p, 'SIGKILL');
+          child.kill('SIGKILL');
+        };
+        killTree();
+        return;
       }
       child.kill('SIGKILL');
     };
@@ -238,6 +251,16 @@ function runTool(args: readonly string[], options: ToolOptions): Promise<string>
       },
       options.progressIntervalMs,
     );
+
+    // A backstop: once the process we killed has exited, its pipes close within 5 s or are
+    // closed here, so the run settles even if some process of its tree still held them.
+    child.once('exit', () => {
+      if (!killing) return;
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, 5000).unref();
+    });
 
     child.once('spawn', () => {
       if (child.pid === undefined) return;

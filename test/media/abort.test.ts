@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { stoppedOrGone } from '../../lib/media/autogroup';
 import { DEFAULT_LIMITS } from '../../lib/media/limits';
+import { runFfmpeg } from '../../lib/media/run';
 import { createMediaTools } from '../../lib/media/tools';
 import { makeClip } from '../support/media';
 
@@ -62,5 +64,46 @@ describe('an aborted sandboxed ffmpeg leaves nothing running', function () {
     for (const pid of left) process.kill(pid, 'SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
     assert.deepEqual({ hung, left: left.length }, { hung: 0, left: 0 });
+  });
+
+  it('settles a killed run even when a process it started still holds its pipes', async () => {
+    // A stand-in for a sandbox part the kill could not reach (a bwrap inner process orphaned
+    // mid-setup, as one was under three shards' load): a background child keeps stdout and
+    // stderr open after the tool itself is killed, so 'close' never comes on its own.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidhost-holder-'));
+    const marker = `${60 + Math.random()}`.slice(0, 10);
+    const tool = path.join(dir, 'holder.sh');
+    fs.writeFileSync(tool, `#!/bin/sh\nsleep ${marker} &\nexec sleep ${marker}\n`, { mode: 0o755 });
+    const started = Date.now();
+    try {
+      await assert.rejects(runFfmpeg([], { ffmpegPath: tool, timeoutMs: 300 }), /wall-time limit/);
+      assert.ok(Date.now() - started < 15_000, `settled after ${Date.now() - started} ms`);
+    } finally {
+      for (const n of fs.readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+        try {
+          if (fs.readFileSync(`/proc/${n}/cmdline`, 'utf8').includes(marker)) process.kill(Number(n), 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('tells a stopped process from a running one (the tree is listed only once the stop holds)', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn('sleep', ['30']);
+    try {
+      await new Promise((r) => child.once('spawn', r));
+      assert.equal(stoppedOrGone(child.pid!), false, 'running');
+      process.kill(child.pid!, 'SIGSTOP');
+      const deadline = Date.now() + 2000;
+      while (!stoppedOrGone(child.pid!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      assert.equal(stoppedOrGone(child.pid!), true, 'stopped');
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+    }
+    assert.equal(stoppedOrGone(child.pid!), true, 'gone');
   });
 });
