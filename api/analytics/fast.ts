@@ -61,40 +61,39 @@ export function beaconFastPath(
       preRead.set(req, pre);
       void koa(req, res);
     };
-    void (async () => {
-      let text: string;
-      try {
-        text = await readBeaconBody(req);
-      } catch (error) {
-        return toKoa({ error });
-      }
-      let events;
-      try {
-        events = fastBeaconBody(JSON.parse(text));
-      } catch {
-        events = undefined;
-      }
-      if (!events) return toKoa({ text });
-      try {
-        await acceptBeacons(hot, events, req.headers['user-agent'] ?? '', address);
-      } catch {
-        return toKoa({ text });
-      }
-      const requestId = newRequestId();
-      res.setHeader('X-Request-Id', requestId);
-      for (const [name, value] of CORS_HEADERS) res.setHeader(name, value);
-      res.statusCode = 204;
-      res.end();
-      end({ method: 'POST', route: '/beacons', status: '204' });
-      if (started) logRequest(log.child({ req: requestId }), 'POST', req.url!, 204, started);
-    })().catch((err: unknown) => {
-      // Nothing above should throw; if something does, the request still ends and the process lives.
-      log.error({ err }, 'beacon fast path failed');
-      if (!res.headersSent) {
-        res.statusCode = 500;
-        res.end();
-      }
-    });
+    readBeaconBody(req)
+      .then(
+        (text) => {
+          let events;
+          try {
+            events = fastBeaconBody(JSON.parse(text));
+          } catch {
+            events = undefined;
+          }
+          if (!events) return toKoa({ text });
+          return acceptBeacons(hot, events, req.headers['user-agent'] ?? '', address).then(
+            () => {
+              const requestId = newRequestId();
+              res.setHeader('X-Request-Id', requestId);
+              for (const [name, value] of CORS_HEADERS) res.setHeader(name, value);
+              res.statusCode = 204;
+              res.end();
+              end({ method: 'POST', route: '/beacons', status: '204' });
+              if (started) logRequest(log.child({ req: requestId }), 'POST', req.url!, 204, started);
+            },
+            () => toKoa({ text }),
+          );
+        },
+        (error: unknown) => toKoa({ error }),
+      )
+      .catch((err: unknown) => {
+        // Nothing above should throw; if something does, the request still ends and the process lives.
+        log.error({ err }, 'beacon fast path failed');
+        if (!res.headersSent) {
+          res.statusCode = 500;
+          res.end();
+        }
+      });
     return true;
   };
 }
