@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { closeContexts, sharedBrowser } from '../support/chromium';
 import { makeClip } from '../support/media';
 import { readyVideo } from '../playback/helpers';
 import { startStack, type Stack } from '../support/stack';
+import { shakaSdkSite } from './site';
 
 /**
  * Issue 36's experience figures from real players in Chromium (the unit of the scores is
@@ -18,7 +16,7 @@ describe('Viewer analytics in a real browser: startup failure and a forced low r
   this.timeout(240_000);
   let s: Stack;
   let browser: Browser;
-  let site: http.Server;
+  let site: { url: string; close: () => void };
   let failing: { id: string };
   let low: { id: string };
 
@@ -27,31 +25,14 @@ describe('Viewer analytics in a real browser: startup failure and a forced low r
     s = await startStack({ env: { HLS_SEGMENT_SECONDS: '2', ANALYTICS_FLUSH_MS: '200' } });
     const clip = await makeClip({ width: 640, height: 360, seconds: 12, videoBitrate: 600_000 });
     [failing, low, browser] = await Promise.all([readyVideo(s, clip, 'public'), readyVideo(s, clip, 'public'), sharedBrowser()]);
-    const shaka = fs.readFileSync(require.resolve('shaka-player/dist/shaka-player.compiled.js'));
     // A customer's page: Shaka held below 360p, in a 640×360 element.
-    site = http.createServer((req, res) => {
-      if (req.url === '/shaka.js') {
-        res.setHeader('Content-Type', 'application/javascript');
-        return res.end(shaka);
-      }
-      res.setHeader('Content-Type', 'text/html; charset=utf-8');
-      res.end(`<!doctype html><video id="v" muted playsinline style="width:640px;height:360px"></video>
-<script src="/shaka.js"></script><script src="${s.url}/sdk/analytics.js"></script>
-<script>
-  shaka.polyfill.installAll();
-  const video = document.getElementById('v');
-  const player = new shaka.Player();
-  // Held below 360p from its first segment: ABR's choices capped, and ABR off (no switch up later).
-  player.configure({ abr: { enabled: false, restrictions: { maxHeight: 300 } } });
-  window.tracker = vidhostAnalytics.attach(player, { subject: ${JSON.stringify(low.id)}, video });
-  player.attach(video).then(() => player.load(${JSON.stringify(`${s.config.cdnUrl}/v/${low.id}/master.m3u8`)})).then(() => {
-    window.lowestHeight = player.getVariantTracks().find((t) => t.active).height;
-    window.heights = player.getVariantTracks().map((t) => t.height);
-    return video.play();
-  }).catch((e) => { document.title = 'error ' + (e.code || e.message); });
-</script>`);
+    site = await shakaSdkSite(s, low.id, {
+      style: 'width:640px;height:360px',
+      // Held below 360p from its first segment: ABR's choices capped, and ABR off (no switch up later).
+      configure: 'player.configure({ abr: { enabled: false, restrictions: { maxHeight: 300 } } });',
+      loaded: `window.lowestHeight = player.getVariantTracks().find((t) => t.active).height;
+    window.heights = player.getVariantTracks().map((t) => t.height);`,
     });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   });
 
   after(async () => {
@@ -99,7 +80,7 @@ describe('Viewer analytics in a real browser: startup failure and a forced low r
     let heights: number[] = [];
     let lowest = 0;
     try {
-      await page.goto(`http://localhost:${(site.address() as AddressInfo).port}/`);
+      await page.goto(site.url);
       await page.waitForFunction(() => (document.querySelector('video') as HTMLVideoElement).currentTime > 6 || document.title.startsWith('error'), undefined, { timeout: 90_000, polling: 250 });
       assert.doesNotMatch(await page.title(), /^error/);
       [heights, lowest] = await page.evaluate(() => [(window as unknown as { heights: number[] }).heights, (window as unknown as { lowestHeight: number }).lowestHeight]);

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { closeContexts, sharedBrowser } from '../support/chromium';
 import { makeClip } from '../support/media';
 import { readyVideo } from '../playback/helpers';
 import { startStack, type Stack } from '../support/stack';
+import { shakaSdkSite } from './site';
 
 /**
  * SPEC §18 end to end: real players in Chromium on a network throttled through the DevTools
@@ -17,7 +15,7 @@ describe('Viewer analytics in a real browser (embed player, Shaka + SDK)', funct
   this.timeout(240_000);
   let s: Stack;
   let browser: Browser;
-  let site: http.Server;
+  let site: { url: string; close: () => void };
   let siteUrl: string;
   let video: { id: string; uuid: string };
   let bytesPerSecond: number;
@@ -38,26 +36,8 @@ describe('Viewer analytics in a real browser (embed player, Shaka + SDK)', funct
     const sizes = await Promise.all(segs.map(async (u) => (await (await fetch(new URL(u, media))).arrayBuffer()).byteLength));
     bytesPerSecond = sizes.reduce((a, b) => a + b, 0) / 12;
     // A customer's page on another origin with Shaka Player and the SDK from {base_url}/sdk/analytics.js.
-    const shaka = fs.readFileSync(require.resolve('shaka-player/dist/shaka-player.compiled.js'));
-    site = http.createServer((req, res) => {
-      if (req.url === '/shaka.js') {
-        res.setHeader('Content-Type', 'application/javascript');
-        return res.end(shaka);
-      }
-      res.setHeader('Content-Type', 'text/html; charset=utf-8');
-      res.end(`<!doctype html><video id="v" muted playsinline style="width:320px"></video>
-<script src="/shaka.js"></script><script src="${s.url}/sdk/analytics.js"></script>
-<script>
-  shaka.polyfill.installAll();
-  const video = document.getElementById('v');
-  const player = new shaka.Player();
-  window.tracker = vidhostAnalytics.attach(player, { subject: ${JSON.stringify(video.id)}, video });
-  player.attach(video).then(() => player.load(${JSON.stringify(`${s.config.cdnUrl}/v/${video.id}/master.m3u8`)})).then(() => video.play())
-    .catch((e) => { document.title = 'error ' + (e.code || e.message); });
-</script>`);
-    });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    siteUrl = `http://localhost:${(site.address() as AddressInfo).port}/`;
+    site = await shakaSdkSite(s, video.id, { style: 'width:320px' });
+    siteUrl = site.url;
   });
 
   after(async () => {
