@@ -43,3 +43,15 @@ export function indexByFirstSegment<R extends Router>(router: R): R {
   };
   return router;
 }
+
+/**
+ * Whether `method path` reaches one layer only in the Koa chain: none of `others` (the routers
+ * in front of `owner`, and any others that must not see it) matches it, and `owner` matches it
+ * with exactly one layer, whose template is `route` (no router middleware on the way). What the fast paths answer before Koa must be such
+ * a route, or they would skip something Koa runs (api/videos/fast.ts, api/analytics/fast.ts).
+ */
+export function reachesOnly(others: Router[], owner: Router, method: string, path: string, route: string): boolean {
+  if (others.some((r) => r.match(path, method).pathAndMethod.length > 0)) return false;
+  const layers = owner.match(path, method).pathAndMethod;
+  return layers.length === 1 && layers[0].path === route;
+}

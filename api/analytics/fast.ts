@@ -4,6 +4,7 @@ import { fastBeaconBody, MAX_BEACON_BYTES } from '../../lib/analytics/events';
 import { httpDuration } from '../../lib/metrics/registry';
 import { clientAddressOf, TrustedProxies } from '../../lib/net/proxies';
 import type { Deps } from '../deps';
+import { reachesOnly } from '../routeIndex';
 import { logRequest, newRequestId } from '../middleware/request';
 import { acceptBeacons, CORS, preRead, readBeaconBody, TYPES } from './beacons';
 
@@ -16,8 +17,7 @@ const CORS_HEADERS = Object.entries(CORS);
  */
 export function fastBeaconRoute(routers: { before: Router[] }): boolean {
   const [pub, ...rest] = routers.before;
-  const layers = pub.match('/beacons', 'POST').pathAndMethod;
-  return layers.length === 1 && layers[0].path === '/beacons' && rest.every((r) => r.match('/beacons', 'POST').pathAndMethod.length === 0);
+  return reachesOnly(rest, pub, 'POST', '/beacons', '/beacons');
 }
 
 /**

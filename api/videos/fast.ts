@@ -3,6 +3,7 @@ import type Router from '@koa/router';
 import { parseVideoId } from '../../lib/ids';
 import { httpDuration } from '../../lib/metrics/registry';
 import type { Deps } from '../deps';
+import { reachesOnly } from '../routeIndex';
 import { keyOfHeaders } from '../middleware/auth';
 import type { TouchLastUsed } from '../middleware/lastUsed';
 import { rateLimitHeaders } from '../middleware/rateLimit';
@@ -40,9 +41,7 @@ function targetOf(url: string): { route: Route; key: string } | undefined {
  * real app.
  */
 export function fastReadRoutes(routers: { before: Router[]; api: Router }): Set<Route> {
-  const alone = (path: string, route: Route) =>
-    routers.before.every((r) => r.match(path, 'GET').pathAndMethod.length === 0) &&
-    ((m) => m.length === 1 && m[0].path === route)(routers.api.match(path, 'GET').pathAndMethod);
+  const alone = (path: string, route: Route) => reachesOnly(routers.before, routers.api, 'GET', path, route);
   const on = new Set<Route>();
   if (alone(`/videos/${SAMPLE_ID}`, '/videos/:id')) on.add('/videos/:id');
   if (alone('/videos', '/videos')) on.add('/videos');
