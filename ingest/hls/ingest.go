@@ -12,6 +12,7 @@ import (
 
 	"github.com/bluenviron/gohlslib/v2"
 	"github.com/bluenviron/gohlslib/v2/pkg/codecs"
+	"github.com/bluenviron/mediacommon/v2/pkg/codecs/h264"
 	"github.com/bluenviron/mediacommon/v2/pkg/formats/mpegts"
 
 	"github.com/vidhost/vidhost/ingest/httpapi"
@@ -76,11 +77,14 @@ func (s *Server) handleIngest(w http.ResponseWriter, r *http.Request) {
 		case *codecs.H264:
 			ht := &gohlslib.Track{Codec: tc, ClockRate: 90000}
 			muxer.Tracks = append(muxer.Tracks, ht)
+			gap := &gapSkipper{where: ls + "/" + name}
 			reader.OnDataH264(t, func(pts, _ int64, au [][]byte) error {
 				mu.Lock()
 				p := td.Decode(pts)
 				mu.Unlock()
-				return g.write(func() error { return muxer.WriteH264(ht, time.Now(), p, au) })
+				return g.write(func() error {
+					return gap.write(au, func() error { return muxer.WriteH264(ht, time.Now(), p, au) })
+				})
 			})
 		case *codecs.MPEG4Audio:
 			rate := int64(tc.Config.SampleRate)
@@ -228,4 +232,40 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 		l.n -= int64(k)
 	}
 	return k, err
+}
+
+// gapSkipper keeps a rendition alive through frames lost upstream (a WebRTC publisher's packet
+// loss, the ladder's FIFO dropping packets while a PUT stalls). With pic_order_cnt_type 0 (browsers'
+// H.264, x264 with B-frames) each lost frame is a gap in picture order, which the muxer's DTS
+// extractor reads as reordering and refuses past 10 frames. Ending the ingest there ended the
+// rendition for its viewers; instead, an access unit the muxer refuses is skipped with every one
+// after it until the next keyframe (a decoder could not use them anyway: they reference what was
+// lost). A keyframe the muxer refuses still ends the ingest.
+type gapSkipper struct {
+	where    string
+	skipping bool
+	skipped  int
+	why      error
+}
+
+func (g *gapSkipper) write(au [][]byte, write func() error) error {
+	key := h264.IsRandomAccess(au)
+	if g.skipping && !key {
+		g.skipped++
+		return nil
+	}
+	err := write()
+	switch {
+	case err == nil:
+		if g.skipping {
+			log.Printf("hls: %s: %d frames skipped to the next keyframe (%v)", g.where, g.skipped, g.why)
+			g.skipping, g.skipped, g.why = false, 0, nil
+		}
+		return nil
+	case key:
+		return err
+	default:
+		g.skipping, g.skipped, g.why = true, 1, err
+		return nil
+	}
 }

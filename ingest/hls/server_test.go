@@ -254,3 +254,45 @@ func TestStreamMultivariantPlaylist(t *testing.T) {
 		}
 	}
 }
+
+// Frames lost upstream (a WebRTC publisher's packet loss, the ladder's FIFO dropping on a stalled
+// PUT) must not end the rendition. With pic_order_cnt_type 0 (browsers' H.264, x264 with
+// B-frames) each lost frame is a gap in picture order; the muxer's DTS extractor counts gaps as
+// reordered frames and fails past 10. The packager skips to the next keyframe instead, and the
+// playlist keeps growing from there.
+func TestLostFramesDoNotEndTheRendition(t *testing.T) {
+	t.Parallel()
+	s, _, h := start(t, Options{Grace: time.Minute})
+	base := h.URL + "/hls/ls_loss/src/"
+	// 25 fps, a keyframe a second, B-frames (POC type 0); frames 5-16 of every 25 lost (13 is
+	// past the extractor's 10 within a second: the old packager ended the ingest there).
+	cmd := exec.Command(ffmpegPath(), "-hide_banner", "-loglevel", "error", "-re",
+		"-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-t", "12",
+		"-c:v", "libx264", "-preset", "ultrafast", "-bf", "2", "-g", "25", "-pix_fmt", "yuv420p",
+		"-bsf:v", "noise=drop=not(key)*between(mod(n\\,25)\\,5\\,16)",
+		"-f", "mpegts", "-method", "PUT", base+"ingest")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Skipf("ffmpeg: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	eventually(t, "the muxer", 10*time.Second, func() bool { return s.Renditions() == 1 })
+	_, multi := get(t, base+"index.m3u8")
+	video := regexp.MustCompile(`(?m)^(video\w*_stream\.m3u8)$`).FindStringSubmatch(multi)
+	if video == nil {
+		t.Fatalf("no media playlist in %s", multi)
+	}
+	// Segments of ≥ 1 s: by 10 s of feed, 8 or more segments if the rendition lived on.
+	var media string
+	eventually(t, "a media playlist with 8 segments", 20*time.Second, func() bool {
+		_, media = get(t, base+video[1])
+		return lastMSN(media) >= 7
+	})
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the encoder's PUT failed (the packager ended the ingest?): %v %s", err, stderr.String())
+	}
+}

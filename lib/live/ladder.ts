@@ -96,7 +96,11 @@ export function liveFfmpegArgs(o: {
     // Option values are unescaped twice (the slave list, then the slave's options), the file once.
     const value = (v: string) => teeEscape(teeEscape(v));
     const hls = `[f=hls:${hlsOpts(name).map(([k, v]) => `${k}=${value(v)}`).join(':')}]${teeEscape(`${o.dir}/${name}/index.m3u8`)}`;
-    const fifo = value(['attempt_recovery=1', 'recovery_wait_time=1', 'drop_pkts_on_overflow=1', 'restart_with_keyframe=1'].join(':'));
+    // 300 packets (~4 s of a 30 fps rung with its audio; ffmpeg's default 60 is under a second): a
+    // PUT that stalls on a busy edge for a moment loses nothing. Past that, packets are dropped
+    // until a keyframe of any stream (an audio packet counts), so the edge may still see a
+    // gap in the video (ingest/hls's gapSkipper).
+    const fifo = value(['queue_size=300', 'attempt_recovery=1', 'recovery_wait_time=1', 'drop_pkts_on_overflow=1', 'restart_with_keyframe=1'].join(':'));
     // Every packet is sent as it is muxed (no 32 KB AVIO buffer, no mux delay): parts are 200 ms.
     const push = `[f=mpegts:method=PUT:flush_packets=1:max_delay=0:onfail=ignore:use_fifo=1:fifo_options=${fifo}]${teeEscape(o.llhls(name))}`;
     return ['-f', 'tee', `${hls}|${push}`];

@@ -159,7 +159,7 @@ describe('live: the LL-HLS master from the edge (ll/ prefix)', () => {
     const tees = args.filter((a, i) => args[i - 1] === '-f' && a === 'tee');
     assert.equal(tees.length, 3);
     const slave = args[args.indexOf('tee') + 1];
-    assert.match(slave, /^\[f=hls:hls_time=1:.*hls_segment_filename=\/w\/source\/seg_%06d\.ts\]\/w\/source\/index\.m3u8\|\[f=mpegts:method=PUT:flush_packets=1:max_delay=0:onfail=ignore:use_fifo=1:fifo_options=attempt_recovery=1\\\\\\:/);
+    assert.match(slave, /^\[f=hls:hls_time=1:.*hls_segment_filename=\/w\/source\/seg_%06d\.ts\]\/w\/source\/index\.m3u8\|\[f=mpegts:method=PUT:flush_packets=1:max_delay=0:onfail=ignore:use_fifo=1:fifo_options=queue_size=300\\\\\\:attempt_recovery=1\\\\\\:/);
     assert.ok(slave.endsWith('http\\://edge\\:8889/hls/ls_x/source/ingest'));
     assert.deepEqual(args.slice(-4), ['copy', '-f', 'framecrc', 'pipe:1']);
   });
