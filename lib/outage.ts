@@ -49,6 +49,9 @@ export function outageOf(err: unknown): Outage | undefined {
   const all = [...chain(err)];
   if (all.some(isPgOutage)) return 'database';
   if (all.some(isTemporalOutage)) return 'temporal';
-  if (all.some(isSocketError)) return all.some((e) => typeof e === 'object' && e !== null && '$metadata' in e) ? 'storage' : 'database';
+  const fromS3 = all.some((e) => typeof e === 'object' && e !== null && '$metadata' in e);
+  // The S3 client's own connect and idle bounds (lib/storage/s3.ts): a server that says nothing.
+  if (fromS3 && all.some((e) => e instanceof Error && e.name === 'TimeoutError')) return 'storage';
+  if (all.some(isSocketError)) return fromS3 ? 'storage' : 'database';
   return undefined;
 }

@@ -2,6 +2,7 @@ import { FileStore } from '@tus/file-store';
 import { S3Store } from '@tus/s3-store';
 import type { DataStore } from '@tus/utils';
 import type { Config } from '../../lib/config';
+import { s3RequestHandler } from '../../lib/storage/s3';
 
 /**
  * Where tus uploads go while they are unfinished: the storage itself, at the upload's staging key.
@@ -26,6 +27,7 @@ export function createTusStore(config: Config): DataStore {
         credentials: s3.accessKeyId && s3.secretAccessKey ? { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } : undefined,
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
+        requestHandler: s3RequestHandler(s3),
       },
     });
   }

@@ -13,6 +13,9 @@ export const storageEnv = {
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   S3_FORCE_PATH_STYLE: bool.default(true),
   S3_PUBLIC_ENDPOINT: z.string().url().optional(),
+  // A storage server that accepts and then says nothing must not hold a request forever.
+  S3_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+  S3_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
 };
 
 export interface StorageConfig {
@@ -26,6 +29,10 @@ export interface StorageConfig {
     accessKeyId?: string;
     secretAccessKey?: string;
     forcePathStyle: boolean;
+    /** Connecting to the endpoint (0: none). */
+    connectTimeoutMs?: number;
+    /** A request's socket silent this long (nothing sent or received) fails it: a stalled server or body. */
+    idleTimeoutMs?: number;
   };
 }
 
@@ -41,6 +48,8 @@ export function storageConfig(e: EnvOf<typeof storageEnv>, dataDir: string): Sto
       accessKeyId: e.S3_ACCESS_KEY_ID,
       secretAccessKey: e.S3_SECRET_ACCESS_KEY,
       forcePathStyle: e.S3_FORCE_PATH_STYLE,
+      connectTimeoutMs: e.S3_CONNECT_TIMEOUT_MS,
+      idleTimeoutMs: e.S3_IDLE_TIMEOUT_MS,
     },
   };
 }

@@ -39,6 +39,19 @@ export interface S3Options {
   accessKeyId?: string;
   secretAccessKey?: string;
   forcePathStyle: boolean;
+  /** Connecting to the endpoint, in ms (default 5 s). */
+  connectTimeoutMs?: number;
+  /**
+   * A request whose socket is silent this long fails (default 60 s): a server that accepts and never
+   * answers, or a body that stops half way. Silence, not duration: a long transfer that keeps moving
+   * is never cut.
+   */
+  idleTimeoutMs?: number;
+}
+
+/** The S3 client's connection bounds (the API's storage client and tus's S3 store share them). */
+export function s3RequestHandler(opts: Pick<S3Options, 'connectTimeoutMs' | 'idleTimeoutMs'>): { connectionTimeout: number; socketTimeout: number } {
+  return { connectionTimeout: opts.connectTimeoutMs ?? 5_000, socketTimeout: opts.idleTimeoutMs ?? 60_000 };
 }
 
 function isNotFound(err: unknown): boolean {
@@ -68,6 +81,7 @@ export class S3Storage implements Storage {
       // Newer SDKs add CRC32 checksums to PUTs; presigned PUTs from browsers cannot compute them.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      requestHandler: s3RequestHandler(opts),
     });
   }
 

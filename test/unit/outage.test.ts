@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
 import Koa from 'koa';
 import request from 'supertest';
 import { DatabaseError } from 'pg';
@@ -47,6 +48,38 @@ describe('outageOf', () => {
     const s3 = new S3Storage({ endpoint: `http://127.0.0.1:${closedPort}`, bucket: 'b', region: 'us-east-1', accessKeyId: 'a', secretAccessKey: 'b', forcePathStyle: true });
     const err = await s3.head('a/b').catch((e: unknown) => e);
     assert.equal(outageOf(err), 'storage');
+  });
+
+  it('S3: a server that accepts and never answers, or stops half way through a body, fails within the idle bound as a storage outage', async function () {
+    this.timeout(30_000);
+    // Accepts every connection; answers a GET of `half` with headers and 10 of 1,000 bytes, anything else never.
+    const sockets = new Set<net.Socket>();
+    const mute = net.createServer((sock) => {
+      sockets.add(sock);
+      sock.on('error', () => {});
+      sock.once('data', (d) => {
+        if (/^GET \/b\/half/.test(d.toString())) sock.write('HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: video/mp2t\r\n\r\n0123456789');
+      });
+    });
+    await new Promise<void>((r) => mute.listen(0, '127.0.0.1', r));
+    try {
+      const port = (mute.address() as net.AddressInfo).port;
+      const s3 = new S3Storage({ endpoint: `http://127.0.0.1:${port}`, bucket: 'b', region: 'us-east-1', accessKeyId: 'a', secretAccessKey: 'b', forcePathStyle: true, idleTimeoutMs: 300 });
+      const t0 = Date.now();
+      const err = await s3.head('a/b').catch((e: unknown) => e);
+      assert.ok(err instanceof Error, `head settled with ${String(err)}`);
+      assert.equal(outageOf(err), 'storage', String(err));
+      assert.ok(Date.now() - t0 < 10_000, `${Date.now() - t0} ms`);
+      const obj = await s3.get('half');
+      assert.ok(obj, 'the half body opened');
+      const read = await new Promise<unknown>((resolve) => {
+        obj.body.on('error', resolve).on('end', () => resolve('end')).resume();
+      });
+      assert.ok(read instanceof Error, `the stalled body ended with ${String(read)}`);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => mute.close(r));
+    }
   });
 
   it('anything else is not an outage', () => {
