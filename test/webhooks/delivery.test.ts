@@ -28,10 +28,10 @@ describe('webhooks: delivery', function () {
 
   /**
    * The test's videos, deleted when it ends. Only the first test needs a video processed to the end;
-   * the others need its video.uploaded. A video left processing holds a slot of the transcode queue,
-   * which also promotes each upload's original before its video.uploaded is emitted: the encodes of
-   * earlier tests' videos piled up in front of later tests' video.uploaded (the last test's witness
-   * timed out behind them on a loaded machine).
+   * the others need its video.uploaded. A video left processing holds a slot of the transcode queue;
+   * before `promote-on-orchestrator`, that queue also promoted each upload's original before its
+   * video.uploaded, so earlier tests' encodes delayed later tests' events (uploaded-first.test.ts
+   * now covers that). Deleting them still keeps the stack's CPU for this file's own videos.
    */
   let videos: string[] = [];
   const upload = async () => {

@@ -1,5 +1,6 @@
 import {
   ActivityCancellationType,
+  type ActivityOptions,
   ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
@@ -44,6 +45,8 @@ export const Patches = {
   transcodeV2: 'transcode-v2',
   /** Issue 28: the source as the top rung when it fits, measured quality per rendition (pipeline/ladder.ts). */
   encodingV1: 'encoding-v1',
+  /** The upload is promoted on the orchestration queue: video.uploaded never waits behind encodes. */
+  promoteOnOrchestrator: 'promote-on-orchestrator',
 } as const;
 
 /**
@@ -80,12 +83,16 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
   });
 
   // Moving an upload to its original key: a server-side copy of up to 50 GiB, so heartbeats.
-  const promote = proxyActivities<Activities>({
-    taskQueue: input.transcodeQueue,
+  // Histories from before promoteOnOrchestrator ran it on the transcode queue, where it waited for
+  // a free encode slot, and video.uploaded with it; it is storage I/O only (a rename or an S3
+  // copy), so it now runs on this workflow's own queue.
+  const promoteOptions: ActivityOptions = {
     startToCloseTimeout: '2 hours',
     heartbeatTimeout: '2 minutes',
     retry: { initialInterval: '2s', maximumInterval: '1 minute', maximumAttempts: 10, nonRetryableErrorTypes: [ErrorCodes.uploadMissing] },
-  });
+  };
+  const promoteBehindEncodes = proxyActivities<Activities>({ taskQueue: input.transcodeQueue, ...promoteOptions });
+  const promoteHere = proxyActivities<Activities>(promoteOptions);
 
   const state: VideoState = input.resume
     ? { ...input.resume, renditions: input.resume.renditions.map((r) => ({ ...r })) }
@@ -214,6 +221,7 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
 
   async function promoteOriginal(sourceKey: string): Promise<void> {
     try {
+      const promote = patched(Patches.promoteOnOrchestrator) ? promoteHere : promoteBehindEncodes;
       await promote.promoteUpload({ workspaceId, videoId, sourceKey, storageKey, contentType: source.kind === 'upload' ? source.contentType : undefined });
     } catch (err) {
       const cause = err instanceof ActivityFailure ? err.cause : err;
