@@ -76,9 +76,15 @@ describe('compiled runtime (tsc → node, no tsx)', function () {
       LOG_LEVEL: 'warn',
       NODE_ENV: 'test',
     };
-    // Bundles dist/workflows itself, as the image's workers do: not the run's bundle of the .ts
-    // sources (WORKFLOW_BUNDLE_PATH, inherited from scripts/test; empty means unset).
-    start('workers/main.js', { ...env, WORKER_ROLES: 'workflow,transcode', WORKFLOW_BUNDLE_PATH: '' });
+    // The workflow bundle as the image makes it (the Dockerfile's build stage runs the compiled
+    // bundler over dist/workflows, and its ENV names the file): not the run's bundle of the .ts
+    // sources (WORKFLOW_BUNDLE_PATH, inherited from scripts/test).
+    const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    assert.match(dockerfile, /node dist\/workers\/workflow-bundle\.js dist\/workflow-bundle\.js/);
+    assert.match(dockerfile, /^ENV WORKFLOW_BUNDLE_PATH=\/app\/dist\/workflow-bundle\.js$/m);
+    const bundle = path.join(env.DATA_DIR, 'workflow-bundle.js');
+    await run(process.execPath, [path.join(out, 'workers', 'workflow-bundle.js'), bundle], { cwd: root });
+    start('workers/main.js', { ...env, WORKER_ROLES: 'workflow,transcode', WORKFLOW_BUNDLE_PATH: bundle, LOG_LEVEL: 'info' });
     start('api/server.js', env);
     const api = `http://127.0.0.1:${port}`;
     await until(async () => (await fetch(`${api}/healthz`).catch(() => null))?.ok === true, 60_000, `the compiled API answers (${logs.join('')})`, 200);
@@ -101,5 +107,7 @@ describe('compiled runtime (tsc → node, no tsx)', function () {
       `the video turns ready (last: ${status}; ${logs.join('').slice(-2000)})`,
       300,
     );
+    // The worker ran the prebuilt bundle (a missing or broken one falls back to webpack, with a warning).
+    assert.ok(logs.join('').includes(`"workflowBundle":${JSON.stringify(bundle)}`), logs.join('').slice(-2000));
   });
 });
