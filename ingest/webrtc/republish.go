@@ -167,6 +167,13 @@ func (r *republisher) writeVideo(i int, pkt *rtp.Packet) [][]byte {
 	}
 }
 
+// lastKeyframe is when the last keyframe went out (zero before the first).
+func (r *republisher) lastKeyframe() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastKey
+}
+
 // sinceKeyframe is how long ago the last keyframe went out (since the start before the first).
 func (r *republisher) sinceKeyframe() time.Duration {
 	r.mu.Lock()

@@ -473,3 +473,26 @@ func TestAPublisherWithoutKeyframesIsAskedForThem(t *testing.T) {
 		t.Fatalf("%d PLIs in 5 s without a keyframe", got)
 	}
 }
+
+// A PLI is held back only while an earlier one is outstanding: sent under 500 ms ago and not yet
+// answered by a keyframe. (A viewer joining just after a keyframe went by got no PLI and waited a
+// whole GOP: the WHEP test's "a PLI sent upstream for the viewer" timed out under load.)
+func TestPLIDue(t *testing.T) {
+	t0 := time.Unix(1_000_000, 0)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	for _, c := range []struct {
+		name                  string
+		now, lastPLI, lastKey time.Time
+		due                   bool
+	}{
+		{"no PLI yet", ms(0), time.Time{}, time.Time{}, true},
+		{"outstanding: 100 ms ago, no keyframe since", ms(100), ms(0), time.Time{}, false},
+		{"outstanding: the last keyframe came before it", ms(400), ms(100), ms(50), false},
+		{"answered: a keyframe came after it", ms(150), ms(0), ms(120), true},
+		{"unanswered but 500 ms old", ms(500), ms(0), time.Time{}, true},
+	} {
+		if got := pliDue(c.now, c.lastPLI, c.lastKey); got != c.due {
+			t.Errorf("%s: pliDue = %v, want %v", c.name, got, c.due)
+		}
+	}
+}

@@ -339,10 +339,16 @@ func (p *publisher) readTrack(i int, t *pion.TrackRemote, rp *republisher) {
 	}
 }
 
-// requestKeyframe sends a PLI to the publisher (at most every 500 ms).
+// requestKeyframe sends a PLI to the publisher, unless one is already outstanding (sent < 500 ms
+// ago with no keyframe since). A PLI answered already does not hold back the next: a WHEP viewer
+// who joins just after a keyframe went by would otherwise wait a whole GOP for its first picture.
 func (p *publisher) requestKeyframe() {
 	p.mu.Lock()
-	if p.closed || p.videoSSRC == 0 || time.Since(p.lastPLI) < 500*time.Millisecond {
+	var lastKey time.Time
+	if p.republish != nil {
+		lastKey = p.republish.lastKeyframe()
+	}
+	if p.closed || p.videoSSRC == 0 || !pliDue(time.Now(), p.lastPLI, lastKey) {
 		p.mu.Unlock()
 		return
 	}
@@ -350,6 +356,15 @@ func (p *publisher) requestKeyframe() {
 	ssrc := p.videoSSRC
 	p.mu.Unlock()
 	_ = p.pc.WriteRTCP([]rtcp.Packet{&rtcp.PictureLossIndication{MediaSSRC: ssrc}})
+}
+
+// pliOutstanding is how long an unanswered PLI holds back the next (a publisher that ignores PLIs
+// gets two a second, not one per viewer or per lost packet).
+const pliOutstanding = 500 * time.Millisecond
+
+// pliDue: no PLI yet, the last one is older than pliOutstanding, or a keyframe came after it.
+func pliDue(now, lastPLI, lastKey time.Time) bool {
+	return lastPLI.IsZero() || now.Sub(lastPLI) >= pliOutstanding || lastKey.After(lastPLI)
 }
 
 func (p *publisher) isClosed() bool {
