@@ -38,10 +38,16 @@ func start(t *testing.T, opts Options) (*Server, *core.Registry, *httptest.Serve
 
 // pushTS is the live session's ffmpeg: a real-time 320x240 H.264 + AAC feed PUT as MPEG-TS.
 func pushTS(t *testing.T, url string, seconds int) *exec.Cmd {
-	cmd := exec.Command(ffmpegPath(), "-hide_banner", "-loglevel", "error", "-re",
+	cmd, _ := startFFmpeg(t, "-re",
 		"-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
 		"-t", strconv.Itoa(seconds), "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "25", "-pix_fmt", "yuv420p",
 		"-c:a", "aac", "-b:a", "64k", "-f", "mpegts", "-method", "PUT", url)
+	return cmd
+}
+
+// startFFmpeg runs ffmpeg with args (errors only on stderr), killed when the test ends.
+func startFFmpeg(t *testing.T, args ...string) (*exec.Cmd, *strings.Builder) {
+	cmd := exec.Command(ffmpegPath(), append([]string{"-hide_banner", "-loglevel", "error"}, args...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -51,7 +57,7 @@ func pushTS(t *testing.T, url string, seconds int) *exec.Cmd {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	return cmd
+	return cmd, &stderr
 }
 
 func get(t *testing.T, url string) (int, string) {
@@ -266,20 +272,11 @@ func TestLostFramesDoNotEndTheRendition(t *testing.T) {
 	base := h.URL + "/hls/ls_loss/src/"
 	// 25 fps, a keyframe a second, B-frames (POC type 0); frames 5-16 of every 25 lost (13 is
 	// past the extractor's 10 within a second: the old packager ended the ingest there).
-	cmd := exec.Command(ffmpegPath(), "-hide_banner", "-loglevel", "error", "-re",
+	cmd, stderr := startFFmpeg(t, "-re",
 		"-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-t", "12",
 		"-c:v", "libx264", "-preset", "ultrafast", "-bf", "2", "-g", "25", "-pix_fmt", "yuv420p",
 		"-bsf:v", "noise=drop=not(key)*between(mod(n\\,25)\\,5\\,16)",
 		"-f", "mpegts", "-method", "PUT", base+"ingest")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Skipf("ffmpeg: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
 	eventually(t, "the muxer", 10*time.Second, func() bool { return s.Renditions() == 1 })
 	_, multi := get(t, base+"index.m3u8")
 	video := regexp.MustCompile(`(?m)^(video\w*_stream\.m3u8)$`).FindStringSubmatch(multi)
