@@ -29,7 +29,7 @@ export interface StorageConfig {
     accessKeyId?: string;
     secretAccessKey?: string;
     forcePathStyle: boolean;
-    /** Connecting to the endpoint (0: none). */
+    /** Connecting to the endpoint, in ms. */
     connectTimeoutMs?: number;
     /** A request's socket silent this long (nothing sent or received) fails it: a stalled server or body. */
     idleTimeoutMs?: number;
