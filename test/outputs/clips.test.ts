@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { allRenditionsReady, uploadFormA, waitForVideo } from '../support/flow';
+import { allRenditionsReady, until, uploadFormA, waitForVideo } from '../support/flow';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
 import { cdnGet, probeBytes } from './helpers';
@@ -41,8 +41,11 @@ describe('Outputs: clips (SPEC §14)', function () {
     assert.ok(info.streams.some((x) => x.codec_type === 'audio'), 'audio kept');
     const handle = s.temporal.workflow.getHandle(`video-${clip.uuid}`);
     assert.equal((await handle.describe()).status.name, 'RUNNING', 'the clip has its own entity workflow');
-    const events = await s.db('events').where({ video_id: clip.uuid }).orderBy('created_at').pluck('type');
-    assert.deepEqual(events, ['video.ready']);
+    // video.ready is written by the activity after the one that writes the status (the read above
+    // can see `ready` first on a loaded machine): wait for the event, then check it is the only one.
+    const eventsOf = () => s.db('events').where({ video_id: clip.uuid }).orderBy('created_at').pluck('type');
+    await until(async () => (await eventsOf()).includes('video.ready'), 20_000, 'the clip\'s video.ready event', 100);
+    assert.deepEqual(await eventsOf(), ['video.ready']);
     const listed = await s.get(`/v1/videos/${clip.id}`).expect(200);
     assert.equal(listed.body.source_video_id, pub.id);
     await cdnGet(s, `/v/${clip.id}/master.m3u8`).expect(200);
