@@ -3,6 +3,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { bool, type EnvOf } from './env';
 
+/** The S3 client's bounds unless configured (S3_CONNECT_TIMEOUT_MS, S3_IDLE_TIMEOUT_MS), in ms. */
+export const S3_BOUNDS_DEFAULT = { connectMs: 5_000, idleMs: 60_000 } as const;
+
 export const storageEnv = {
   STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
   STORAGE_LOCAL_DIR: z.string().optional(),
@@ -14,8 +17,8 @@ export const storageEnv = {
   S3_FORCE_PATH_STYLE: bool.default(true),
   S3_PUBLIC_ENDPOINT: z.string().url().optional(),
   // A storage server that accepts and then says nothing must not hold a request forever.
-  S3_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
-  S3_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
+  S3_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(S3_BOUNDS_DEFAULT.connectMs),
+  S3_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).default(S3_BOUNDS_DEFAULT.idleMs),
 };
 
 export interface StorageConfig {

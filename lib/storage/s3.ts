@@ -24,6 +24,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { S3_BOUNDS_DEFAULT } from '../config/storage';
 import { assertSafeKey, ByteRange, ObjectInfo, ObjectStream, PresignedUpload, PresignOptions, Storage, StorageError } from './types';
 
 /** CopyObject's limit; bigger objects are copied part by part (UploadPartCopy). */
@@ -51,7 +52,7 @@ export interface S3Options {
 
 /** The S3 client's connection bounds (the API's storage client and tus's S3 store share them). */
 export function s3RequestHandler(opts: Pick<S3Options, 'connectTimeoutMs' | 'idleTimeoutMs'>): { connectionTimeout: number; socketTimeout: number } {
-  return { connectionTimeout: opts.connectTimeoutMs ?? 5_000, socketTimeout: opts.idleTimeoutMs ?? 60_000 };
+  return { connectionTimeout: opts.connectTimeoutMs ?? S3_BOUNDS_DEFAULT.connectMs, socketTimeout: opts.idleTimeoutMs ?? S3_BOUNDS_DEFAULT.idleMs };
 }
 
 function isNotFound(err: unknown): boolean {
