@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { allRenditionsReady, until, uploadFormA, waitForVideo } from '../support/flow';
+import { allRenditionsReady, uploadFormA, waitForVideo } from '../support/flow';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
+import { waitFor } from '../webhooks/receiver';
 
 describe('Outputs: passthrough and max_resolution (SPEC §14)', function () {
   let s: Stack;
@@ -57,9 +58,7 @@ describe('Outputs: passthrough and max_resolution (SPEC §14)', function () {
     assert.deepEqual(v.renditions.map((r: { name: string }) => r.name), ['240p', '360p', '480p']);
     assert.equal(v.max_resolution, '480p');
     // The event is written by the activity after the one that writes `ready`: wait for it.
-    let ev: { payload: unknown } | undefined;
-    await until(async () => Boolean((ev = await s.db('events').where({ video_id: v.uuid, type: 'video.ready' }).first())), 20_000, 'video.ready recorded', 100);
-    if (!ev) throw new Error('video.ready recorded');
+    const ev = await waitFor('video.ready recorded', () => s.db('events').where({ video_id: v.uuid, type: 'video.ready' }).first(), 20_000);
     const payload = typeof ev.payload === 'string' ? JSON.parse(ev.payload) : ev.payload;
     assert.equal(payload.data.video.passthrough, 'cap-test');
     assert.equal(payload.data.video.max_resolution, '480p');
