@@ -176,12 +176,10 @@ func (r *republisher) lastKeyframe() time.Time {
 
 // sinceKeyframe is how long ago the last keyframe went out (since the start before the first).
 func (r *republisher) sinceKeyframe() time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.lastKey.IsZero() {
-		return time.Since(r.t0)
+	if k := r.lastKeyframe(); !k.IsZero() {
+		return time.Since(k)
 	}
-	return time.Since(r.lastKey)
+	return time.Since(r.t0) // set once, before any reader
 }
 
 // writeAudio pushes one Opus RTP packet (one Opus packet per RTP packet).
