@@ -90,8 +90,12 @@ describe('Outputs: captions from a transcript (issue 37)', function () {
     assert.ok(median <= 0.3, `median cue-start error ${median} s`);
     assert.ok(tree.cues[0].startTime > 1.2, 'the first cue waits for the speech after the 1.5 s of silence');
 
-    const master = (await cdnGet(s, `/v/${video.id}/master.m3u8`).expect(200)).body.toString('utf8');
-    assert.match(master, /#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",DEFAULT=YES/);
+    // The activity marks the track ready, then republishes the master (which lists ready tracks), so
+    // a read between the two sees the old master: wait (10 s at most) for the master to list it.
+    const subs = /#EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",DEFAULT=YES/;
+    let master = '';
+    await waitUntil(async () => subs.test((master = (await cdnGet(s, `/v/${video.id}/master.m3u8`).expect(200)).body.toString('utf8'))), 'the master listing the aligned track');
+    assert.match(master, subs);
     let event: { payload: { data: { caption_track: { language: string; status: string } } } } | undefined;
     await waitUntil(async () => Boolean((event = await s.db('events').where({ video_id: video.uuid, type: 'video.captions.ready' }).first())), 'video.captions.ready recorded');
     assert.ok(event);
