@@ -1,8 +1,10 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { workspaceFairness } from '../lib/fairness';
 import { newId } from '../lib/ids';
 import { loadOutputs } from '../lib/outputs/read';
 import { loadRelations, loadVideoRow, serializeVideo } from '../lib/videos/read';
 import type { DeliveryWorkflowInput } from '../lib/webhooks/deliveryTypes';
+import { type Fairness, Priority, priority } from '../workflows/priority';
 import type { ActivityDeps } from './deps';
 
 export interface EmitEventInput {
@@ -24,18 +26,22 @@ export async function fanOutEvent({ config, db, temporal }: Pick<ActivityDeps, '
     .whereNull('deleted_at')
     .andWhere((q) => q.whereNull('events').orWhereRaw('? = any(events)', [type]))
     .select('id');
+  let fair: Fairness | undefined;
   for (const ep of endpoints) {
     await db('webhook_deliveries')
       .insert({ id: newId('dlv'), endpoint_id: ep.id, event_id: eventId, status: 'pending' })
       .onConflict(['endpoint_id', 'event_id'])
       .ignore();
     const delivery = await db('webhook_deliveries').where({ endpoint_id: ep.id, event_id: eventId }).first('id');
+    fair ??= await workspaceFairness(db, workspaceId);
     try {
       await temporal.workflow.start('webhookDeliveryWorkflow', {
         taskQueue: config.temporal.taskQueue,
         workflowId: deliveryWorkflowId(delivery.id),
         // A retried emitEvent must not send again what a finished run delivered.
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        // SPEC §25: nobody waits on a delivery in particular; among workspaces, fair.
+        priority: priority(Priority.normal, fair),
         args: [{ deliveryId: delivery.id, scheduleMs: [...config.webhooks.retryScheduleMs], attemptTimeoutMs: config.webhooks.timeoutMs } satisfies DeliveryWorkflowInput],
       });
     } catch (err) {

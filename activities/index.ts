@@ -11,6 +11,7 @@ import { outputActivities } from './outputs';
 import { qualityActivities } from './transcode/quality';
 import { codecActivities } from './transcode/codecs';
 import { jitActivities } from './transcode/jit';
+import { onRequestActivities } from './transcode/onRequest';
 import { stateActivities } from './state';
 import { webhookActivities } from './webhooks';
 
@@ -31,6 +32,7 @@ export function createActivities(deps: ActivityDeps) {
     ...qualityActivities(deps),
     ...codecActivities(deps),
     ...jitActivities(deps),
+    ...onRequestActivities(deps),
     ...audioActivities(deps),
     ...liveActivities(deps),
   };

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import knex, { Knex } from 'knex';
@@ -9,13 +10,70 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
 
 export type Db = Knex;
 
-/** `idleTimeoutMillis`: how long an unused pooled connection stays open (tarn's default, 30 s). */
-export function createDb(databaseUrl: string, poolMax = 10, opts: { idleTimeoutMillis?: number } = {}): Db {
-  return knex({
+export interface DbOptions {
+  /** How long an unused pooled connection stays open (tarn's default, 30 s). */
+  idleTimeoutMillis?: number;
+  /**
+   * Postgres's own `statement_timeout` for every statement on this pool's connections (sent at
+   * connect, no round trip a query): past it the server cancels the statement (SQLSTATE 57014),
+   * whoever is waiting. The API sets it (API_STATEMENT_TIMEOUT_MS); 0 or unset: no bound.
+   */
+  statementTimeoutMs?: number;
+}
+
+/**
+ * The Postgres backends a scope's queries are running on (issue 45: a request that has gone away
+ * must not leave its query running). `runCancellable` gives a scope; every query started inside it
+ * registers its connection's backend pid while it runs; `cancelScope` asks Postgres to cancel
+ * those still running.
+ */
+const scopes = new AsyncLocalStorage<Set<number>>();
+
+export function runCancellable<T>(fn: () => Promise<T>): { result: Promise<T>; running: Set<number> } {
+  const running = new Set<number>();
+  return { result: scopes.run(running, fn), running };
+}
+
+/**
+ * Cancels the statements still running in a scope (`pg_cancel_backend`, sent outside the scope
+ * on another pooled connection). A backend is in the set only while its query runs, so this does
+ * not reach a connection already handed back to the pool (short of the cancel crossing the query's
+ * own end on the wire, as with any Postgres cancel request).
+ */
+export async function cancelScope(db: Db, running: Set<number>): Promise<number> {
+  const pids = [...running];
+  if (!pids.length) return 0;
+  const { rows } = await scopes.exit(() => db.raw(`select count(*) filter (where pg_cancel_backend(pid))::int as n from unnest(?::int[]) as pid`, [pids]));
+  return rows[0].n;
+}
+
+/** Runs `fn` outside any cancellable scope: work a request starts but does not own (a buffer's flush). */
+export const detached = <T>(fn: () => T): T => scopes.exit(fn);
+
+type PgConnection = { processID?: number };
+
+export function createDb(databaseUrl: string, poolMax = 10, opts: DbOptions = {}): Db {
+  const db = knex({
     client: 'pg',
-    connection: { connectionString: databaseUrl, application_name: 'vidhost' },
+    connection: {
+      connectionString: databaseUrl,
+      application_name: 'vidhost',
+      ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
+    },
     pool: { min: 0, max: poolMax, ...(opts.idleTimeoutMillis ? { idleTimeoutMillis: opts.idleTimeoutMillis } : {}) },
   });
+  // Every query goes through the dialect's _query(connection, …): inside a cancellable scope its
+  // backend is registered for as long as it runs.
+  const client = db.client as { _query(connection: PgConnection, obj: unknown): Promise<unknown> };
+  const query = client._query.bind(client);
+  client._query = (connection, obj) => {
+    const scope = scopes.getStore();
+    const pid = connection?.processID;
+    if (!scope || pid === undefined) return query(connection, obj);
+    scope.add(pid);
+    return query(connection, obj).finally(() => scope.delete(pid));
+  };
+  return db;
 }
 
 /**

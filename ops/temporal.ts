@@ -68,8 +68,28 @@ export async function checkTemporal(cli: string, plan: Exclude<TemporalPlan, { k
  */
 export const ONE_TASK_QUEUE_PARTITION = ['matching.numTaskqueueReadPartitions=1', 'matching.numTaskqueueWritePartitions=1'].flatMap((v) => ['--dynamic-config-value', v]);
 
+/**
+ * SPEC §25 fair share (docs/fairness.md): Temporal's Task Queue Priority and Fairness. With
+ * `matching.enableFairness` (which implies `matching.useNewMatcher`), a queued task of a lower
+ * priority key is dispatched first, and within a key the workspaces (fairness keys) share the
+ * workers by weight. Without the new matcher the server ignores both and dispatches FIFO.
+ */
+export const FAIR_MATCHING = ['--dynamic-config-value', 'matching.enableFairness=true'];
+/**
+ * Priority without fairness. Fairness keeps its backlog in another table (`tasks_v2`), and server
+ * v1.29 has no migration between the two: tasks a server left queued before fairness was on
+ * would never be read with it on. A SQLite file made without fairness keeps the old table.
+ */
+export const PRIORITY_MATCHING = ['--dynamic-config-value', 'matching.useNewMatcher=true'];
+/** What the test stacks' dev servers run with: one partition, priority and fairness. */
+export const TEST_MATCHING = [...ONE_TASK_QUEUE_PARTITION, ...FAIR_MATCHING];
+
 /** Written beside a SQLite file the dev server started on with one partition. */
 const PARTITION_MARKER = 'temporal.partitions';
+/** Written beside a SQLite file the dev server started on with fairness. */
+const FAIRNESS_MARKER = 'temporal.fairness';
+
+const isNewFile = (dataDir: string) => !fs.existsSync(path.join(dataDir, 'temporal.sqlite'));
 
 /**
  * One partition for a new SQLite file; the default four for a file an earlier version made (no
@@ -77,11 +97,20 @@ const PARTITION_MARKER = 'temporal.partitions';
  */
 export function devServerPartitions(dataDir: string): 1 | 4 {
   if (fs.existsSync(path.join(dataDir, PARTITION_MARKER))) return 1;
-  return fs.existsSync(path.join(dataDir, 'temporal.sqlite')) ? 4 : 1;
+  return isNewFile(dataDir) ? 1 : 4;
 }
 
-export function devServerArgs(plan: { port: number; uiPort: number }, dataDir: string, partitions = devServerPartitions(dataDir)): string[] {
-  const args = ['server', 'start-dev', '--db-filename', path.join(dataDir, 'temporal.sqlite'), '--ip', '127.0.0.1', '--port', String(plan.port), '--ui-port', String(plan.uiPort), '--log-level', 'warn', ...(partitions === 1 ? ONE_TASK_QUEUE_PARTITION : [])];
+/** Fairness for a new SQLite file (or one the marker says had it); priority only for an older one. */
+export function devServerFairness(dataDir: string): boolean {
+  return fs.existsSync(path.join(dataDir, FAIRNESS_MARKER)) || isNewFile(dataDir);
+}
+
+export function devServerArgs(plan: { port: number; uiPort: number }, dataDir: string, partitions = devServerPartitions(dataDir), fair = devServerFairness(dataDir)): string[] {
+  const args = [
+    'server', 'start-dev', '--db-filename', path.join(dataDir, 'temporal.sqlite'), '--ip', '127.0.0.1', '--port', String(plan.port), '--ui-port', String(plan.uiPort), '--log-level', 'warn',
+    ...(partitions === 1 ? ONE_TASK_QUEUE_PARTITION : []),
+    ...(fair ? FAIR_MATCHING : PRIORITY_MATCHING),
+  ];
   for (const sa of searchAttributes) args.push('--search-attribute', `${sa}=Keyword`);
   return args;
 }
@@ -96,11 +125,12 @@ export function devServer(cli: string, plan: { address: string; port: number; ui
       for (;;) {
         say(`starting Temporal dev server on ${plan.address} (log: ${log})`);
         const partitions = devServerPartitions(dataDir);
-        if (partitions === 1) {
-          fs.mkdirSync(dataDir, { recursive: true });
-          fs.writeFileSync(path.join(dataDir, PARTITION_MARKER), '1\n');
-        }
-        const child = spawnChild(cli, devServerArgs(plan, dataDir, partitions), { logFile: log });
+        const fair = devServerFairness(dataDir);
+        fs.mkdirSync(dataDir, { recursive: true });
+        if (partitions === 1) fs.writeFileSync(path.join(dataDir, PARTITION_MARKER), '1\n');
+        if (fair) fs.writeFileSync(path.join(dataDir, FAIRNESS_MARKER), '1\n');
+        else warn(`${path.join(dataDir, 'temporal.sqlite')} was made before fair share: Temporal runs with priority but without per-workspace fairness (docs/fairness.md)`);
+        const child = spawnChild(cli, devServerArgs(plan, dataDir, partitions, fair), { logFile: log });
         let exited = false;
         void child.exited.then(() => (exited = true));
         while (!exited && !(await temporalHealthy(cli, plan.address))) {

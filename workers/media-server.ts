@@ -1,7 +1,9 @@
-// The ingest process (SPEC §17): node-media-server for RTMP, with the stream-key check and the
-// signals to each live stream's workflow (lib/live/ingest.ts). Run on its own and supervised like
-// the API and the workers (`npm run media-server`; scripts/start runs the compiled dist/). Ports: LIVE_RTMP_PORT (1935) on LIVE_INGEST_HOST; node-media-server's own HTTP port
-// LIVE_MEDIA_HTTP_PORT (playback there needs the signature too).
+// The live ingest's hooks (SPEC §17, §22): the stream-key check the live edge asks for every
+// publisher, and the connected/disconnected hooks that signal each live stream's workflow
+// (lib/live/ingest.ts). The edge (ingest/, `vidhost-edge`) is the only ingest (RTMP on
+// LIVE_RTMP_PORT, SRT, WHIP); this process serves it on loopback LIVE_SRT_CHECK_PORT. Run on its
+// own and supervised like the API and the workers (`npm run media-server`; scripts/start runs the
+// compiled dist/). The name is historical: no media passes through it.
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../lib/config';
 import { createDb } from '../lib/db';
@@ -12,13 +14,13 @@ import { installCrashGuards } from './guards';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = createLogger(config.logLevel, 'media-server', config.logFormat);
+  const log = createLogger(config.logLevel, 'live-hooks', config.logFormat);
   installCrashGuards(log);
   const db = createDb(config.databaseUrl, 4);
   const connection = await Connection.connect(temporalConnectionOptions(config));
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const server = await startIngestServer({ config, db, temporal, log });
-  log.info({ host: config.live.ingestHost, rtmp: config.live.rtmpPort }, 'media server started');
+  log.info({ port: server.port }, 'live hooks started');
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
@@ -26,7 +28,7 @@ async function main(): Promise<void> {
   await server.stop();
   await connection.close();
   await db.destroy();
-  log.info('media server stopped');
+  log.info('live hooks stopped');
 }
 
 main().catch((err) => {

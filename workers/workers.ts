@@ -5,6 +5,7 @@ import type { Config } from '../lib/config';
 import type { Db } from '../lib/db';
 import type { Logger } from '../lib/logger';
 import type { Storage } from '../lib/storage';
+import { mediaClassByPriority } from './media-class';
 import { activityMetrics } from './metrics';
 import { temporalConnectionOptions } from '../lib/temporal';
 import { workflowsPath } from './workflow-bundle';
@@ -20,7 +21,8 @@ export interface WorkerDeps {
 
 /**
  * The orchestration worker runs workflows and the quick bookkeeping activities; the transcode
- * worker runs ffmpeg and storage I/O, as many at once as there are cores. Scale each on its own.
+ * worker runs ffmpeg and storage I/O, as many at once as there are cores, and polls the critical
+ * lane with slots of its own (SPEC §25, docs/fairness.md). Scale each on its own.
  */
 export async function createWorkers(
   deps: WorkerDeps,
@@ -45,7 +47,7 @@ export async function createWorkers(
   const workers: Worker[] = [];
   /** One worker on `taskQueue`: every activity (each queue runs only what is sent to it), with metrics. */
   const worker = (taskQueue: string, options: Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'interceptors'>) =>
-    Worker.create({ connection, namespace: config.temporal.namespace, taskQueue, activities, interceptors: { activity: [activityMetrics] }, ...options });
+    Worker.create({ connection, namespace: config.temporal.namespace, taskQueue, activities, interceptors: { activity: [activityMetrics, mediaClassByPriority] }, ...options });
   if (roles.includes('workflow')) {
     const code = opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath };
     workers.push(await worker(config.temporal.taskQueue, { ...code, ...(opts.workflowsInMainThread ? { debugMode: true } : {}) }));
@@ -59,6 +61,19 @@ export async function createWorkers(
         maxHeartbeatThrottleInterval: '3 seconds',
       }),
     );
+    // Temporal's priority orders queued tasks but never pre-empts a running one: with every slot
+    // above encoding, a new video's probe would wait for an encode to end (minutes). The short
+    // steps to `ready` (workflows/video/lanes.ts) queue here instead, on slots no encode takes;
+    // they run un-niced beside the niced encodes (lib/media/tools.ts), so they also get the CPU.
+    // TEMPORAL_CRITICAL_QUEUE set to the transcode queue turns the lane off (priority alone).
+    if (config.temporal.criticalQueue !== config.temporal.transcodeQueue) {
+      workers.push(
+        await worker(config.temporal.criticalQueue, {
+          maxConcurrentActivityTaskExecutions: config.temporal.criticalConcurrency,
+          maxHeartbeatThrottleInterval: '3 seconds',
+        }),
+      );
+    }
   }
   if (roles.includes('live')) {
     // One heartbeating session per broadcast (SPEC §17); each holds one ffmpeg for its whole length.

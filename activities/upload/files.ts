@@ -1,15 +1,16 @@
 import { heartbeat } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { stopOutputJobs } from '../../lib/outputs/start';
 import { keys, StorageError } from '../../lib/storage';
+import { cancelVideoJobs } from '../../lib/videos/jobs';
 import type { ActivityDeps } from '../deps';
 
-export function fileActivities({ storage, log, temporal }: ActivityDeps) {
+export function fileActivities({ db, storage, log, temporal }: ActivityDeps) {
   return {
     /** Removes every object of a video; safe to run again after a crash. */
     async deleteVideoFiles(p: { workspaceId: string; videoId: string }): Promise<{ deleted: number }> {
-      // An MP4 or storyboard job still writing would leave files behind (SPEC §14 outputs).
-      await stopOutputJobs(temporal, p.videoId);
+      // A job still writing (an MP4, a storyboard, an alignment, an added track) would leave files
+      // behind: each is cancelled, and waited for until it has stopped (SPEC §14, §25).
+      await cancelVideoJobs(temporal, db, p.videoId, { waitMs: 120_000 });
       let deleted = 0;
       const prefixes = [keys.uploadsPrefix(p.workspaceId, p.videoId), keys.originalsPrefix(p.workspaceId, p.videoId), keys.videoPrefix(p.workspaceId, p.videoId)];
       for (const prefix of prefixes) {

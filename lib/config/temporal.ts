@@ -16,6 +16,10 @@ export const temporalEnv = {
   TEMPORAL_TASK_QUEUE: z.string().default('video'),
   TEMPORAL_TRANSCODE_QUEUE: z.string().default('transcode'),
   TRANSCODE_CONCURRENCY: z.coerce.number().int().min(1).optional(),
+  // SPEC §25 (docs/fairness.md): the transcode workers' critical lane, slots of its own for the
+  // short steps to `ready`, so a backlog of encodes never holds a new video back.
+  TEMPORAL_CRITICAL_QUEUE: z.string().optional(),
+  TRANSCODE_CRITICAL_CONCURRENCY: z.coerce.number().int().min(1).default(2),
   TRANSCODE_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
   WORKER_ROLES: z
     .string()
@@ -36,6 +40,9 @@ export interface TemporalConfig {
   taskQueue: string;
   transcodeQueue: string;
   transcodeConcurrency: number;
+  /** The critical lane's task queue (default `<transcodeQueue>-critical`), polled by every transcode worker. */
+  criticalQueue: string;
+  criticalConcurrency: number;
   heartbeatTimeoutMs: number;
   workerRoles: Array<'workflow' | 'transcode' | 'live'>;
   /** WORKFLOW_BUNDLE_PATH: the prebuilt workflow bundle a workflow worker starts from (unset: it bundles its own). */
@@ -61,6 +68,8 @@ export function temporalConfig(e: EnvOf<typeof temporalEnv>): TemporalConfig {
     taskQueue: e.TEMPORAL_TASK_QUEUE,
     transcodeQueue: e.TEMPORAL_TRANSCODE_QUEUE,
     transcodeConcurrency: e.TRANSCODE_CONCURRENCY ?? Math.max(1, os.availableParallelism()),
+    criticalQueue: e.TEMPORAL_CRITICAL_QUEUE || `${e.TEMPORAL_TRANSCODE_QUEUE}-critical`,
+    criticalConcurrency: e.TRANSCODE_CRITICAL_CONCURRENCY,
     heartbeatTimeoutMs: e.TRANSCODE_HEARTBEAT_TIMEOUT_MS,
     workerRoles: e.WORKER_ROLES,
     workflowBundlePath: e.WORKFLOW_BUNDLE_PATH || undefined,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
 import { ApplicationFailure } from '@temporalio/common';
-import { completeUploadUpdate, deleteVideoSignal, retryUpdate, videoStateQuery, type VideoWorkflowInput } from '../../workflows/video/defs';
+import { completeUploadUpdate, deleteVideoSignal, ladderProgressSignal, retryUpdate, videoStateQuery, type VideoWorkflowInput } from '../../workflows/video/defs';
 import { temporalEnv } from '../support/hooks';
 import { workflowBundle } from '../support/stack';
 import { randomToken } from '../../lib/ids';
@@ -41,8 +41,10 @@ function stubs(log: string[], probe: Partial<Awaited<ReturnType<Activities['prob
       log.push(`transcode:${p.rung.name}`);
       return { segments: 2 };
     }) as Activities['transcodeRendition'],
-    publishMaster: (async (p: { rungs: Array<{ name: string }>; extra?: Array<{ name: string }> }) => {
-      log.push(`master:${[...p.rungs, ...(p.extra ?? [])].map((r) => r.name).join('+')}`);
+    publishMaster: (async (p: { rungs: Array<{ name: string }>; extra?: Array<{ name: string }>; onRequest?: Array<{ name: string }>; first?: string }) => {
+      // On-request rungs (issue 47) are marked `*`, the one listed first `^`.
+      const onRequest = (p.onRequest ?? []).map((r) => ({ name: `${r.name}*${r.name === p.first ? '^' : ''}` }));
+      log.push(`master:${[...p.rungs, ...onRequest, ...(p.extra ?? [])].map((r) => r.name).join('+')}`);
     }) as Activities['publishMaster'],
     deleteVideoFiles: (async () => {
       log.push('deleteFiles');
@@ -65,6 +67,7 @@ function stubs(log: string[], probe: Partial<Awaited<ReturnType<Activities['prob
     // SPEC §23's just-in-time path declines (no keyframe index here), so these tests follow the
     // remux / lowest-rung path they describe; test/transcode/jit.test.ts runs the JIT path for real.
     prepareJit: (async () => null) as unknown as Activities['prepareJit'],
+    prepareOnRequest: (async () => null) as unknown as Activities['prepareOnRequest'],
     remuxPassthrough: (async () => {
       log.push('remux');
       return { name: 'source', width: 1920, height: 1080, videoBitrate: 1, maxrate: 1, bufsize: 0, audioBitrate: 0, codecs: 'x' };
@@ -318,5 +321,74 @@ describe('video workflow with stubbed activities', function () {
     ]);
     assert.equal(log.filter((l) => l === 'promote').length, 1);
     assert.ok(!log.includes('remux'), 'a source above max_resolution is not published as-is');
+  });
+  it('on request (issue 47): ready with the rungs up to 1080p listed at once, the 720p first; the ladder\u2019s progress moves while its chunks encode', async () => {
+    const log: string[] = [];
+    const base = stubs(log, { width: 3840, height: 2160 }, false);
+    let release: () => void = () => {};
+    const chunk0Held = new Promise<void>((r) => (release = r));
+    let handleId = '';
+    const { env, taskQueue, worker } = await stubWorker({
+      ...base,
+      prepareOnRequest: (async (p: Parameters<Activities['prepareOnRequest']>[0]) => {
+        log.push(`prepare:${p.rungs.map((r) => r.name).join('+')}`);
+        return {
+          rungs: p.rungs.map((r) => ({ ...r, bufsize: 0, codecs: 'avc1.640028' })),
+          chunks: [
+            { index: 0, first: 0, last: 14, boundaries: [0], end: 30 },
+            { index: 1, first: 15, last: 29, boundaries: [30], end: 90 },
+          ],
+          timeline: { offset: 0, start: 0, durationSeconds: 90 },
+          segments: 30,
+        };
+      }) as unknown as Activities['prepareOnRequest'],
+      // Chunk 1 (two thirds of the length) signals 50 %, then waits; chunk 0 waits too.
+      encodeAlignedChunk: (async (p: Parameters<Activities['encodeAlignedChunk']>[0]) => {
+        log.push(`encode:${p.chunk.index}:aligned:${p.rungs.map((r) => r.name).join('+')}`);
+        assert.deepEqual(p.progress, { chunk: p.chunk.index, chunks: 2 });
+        if (p.chunk.index === 1) {
+          await env.client.workflow.getHandle(handleId).signal(ladderProgressSignal, { rungs: p.rungs.map((r) => r.name), chunk: 1, progress: 50 });
+        }
+        await chunk0Held;
+        return { segments: 15 };
+      }) as unknown as Activities['encodeAlignedChunk'],
+      finishAligned: (async (p: { rungs: string[]; planRung: string }) => {
+        log.push(`finish:${p.rungs.join('+')}:${p.planRung}`);
+      }) as unknown as Activities['finishAligned'],
+    });
+    await worker.runUntil(async () => {
+      handleId = `stub-${randomToken(6)}`;
+      const handle = await env.client.workflow.start('videoWorkflow', {
+        taskQueue,
+        workflowId: handleId,
+        args: [{ videoId: '00000000-0000-7000-8000-000000000005', workspaceId: 'ws_test', storageKey: 'originals/ws_test/v/a.mkv', source: { kind: 'url', url: 'http://127.0.0.1:1/a.mkv' }, transcodeQueue: taskQueue } satisfies VideoWorkflowInput],
+      });
+      let state = await handle.query(videoStateQuery);
+      for (let i = 0; i < 200 && !(state.status === 'ready' && state.progress > 0); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        state = await handle.query(videoStateQuery);
+      }
+      // Chunk 1 is 60 of the 90 s at 50 %, chunk 0 at 0 %: a third of the ladder, while no chunk has ended.
+      assert.equal(state.status, 'ready');
+      assert.deepEqual(state.renditions.map((r) => [r.name, r.status, r.progress]), ['240p', '360p', '480p', '720p', '1080p', '1440p', '2160p'].map((n) => [n, 'processing', 33]));
+      assert.equal(state.progress, 33);
+      release();
+      for (let i = 0; i < 200 && !log.includes('outputs'); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal((await handle.query(videoStateQuery)).progress, 100);
+      await handle.signal(deleteVideoSignal);
+      await handle.result();
+    });
+    assert.deepEqual(ordered(log).slice(0, 10), [
+      'recordMetadata',
+      'prepare:240p+360p+480p+720p+1080p',
+      'master:240p*+360p*+480p*+720p*^+1080p*',
+      'recordState:ready',
+      'event:video.ready',
+      'encode:0:aligned:240p+360p+480p+720p+1080p+1440p+2160p',
+      'encode:1:aligned:240p+360p+480p+720p+1080p+1440p+2160p',
+      'finish:240p+360p+480p+720p+1080p+1440p+2160p:240p',
+      'master:240p+360p+480p+720p+1080p+1440p+2160p',
+      'recordState',
+    ]);
   });
 });

@@ -22,6 +22,14 @@ export interface AlignCaptionsWorkflowInput {
   /** Canonical BCP-47 tag of the track (`en`, `en-GB`, `fr`). */
   language: string;
   transcodeQueue: string;
+  /** The POST that started it (absent before align-again): a run aligns until it has served the last one. */
+  request?: string;
 }
+
+/**
+ * A transcript posted for a track whose workflow still runs (between the track turning ready or
+ * failed and the run closing): sent with signal-with-start, so it starts a run when none is open.
+ */
+export const alignRequestSignal = defineSignal<[{ request: string }]>('alignRequest');
 
 export const alignCaptionsWorkflowId = (videoId: string, language: string) => `captions-align-${videoId}-${language}`;

@@ -1,5 +1,6 @@
-import { ActivityCancellationType, ApplicationFailure, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityCancellationType, ApplicationFailure, condition, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
+import { inheritedFairness, Priority, priority } from '../priority';
 import { type OutputJob, outputJobsSignal, type OutputsWorkflowInput } from './defs';
 
 /**
@@ -10,6 +11,8 @@ import { type OutputJob, outputJobsSignal, type OutputsWorkflowInput } from './d
  */
 export async function outputsWorkflow(input: OutputsWorkflowInput): Promise<void> {
   const { videoId, workspaceId } = input;
+  // SPEC §25: files made behind `ready`, so behind every step to it; among workspaces, fair.
+  const bulk = priority(Priority.bulk, inheritedFairness(workflowInfo().priority, workspaceId));
   const io = proxyActivities<Activities>({
     taskQueue: input.transcodeQueue,
     startToCloseTimeout: '2 hours',
@@ -17,8 +20,9 @@ export async function outputsWorkflow(input: OutputsWorkflowInput): Promise<void
     retry: { initialInterval: '2s', maximumInterval: '1 minute', maximumAttempts: 4, nonRetryableErrorTypes: ['invalid_media'] },
     // Cancelled by a deletion: the workflow ends only once the job has stopped writing files.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    priority: bulk,
   });
-  const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumInterval: '30s' } });
+  const acts = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumInterval: '30s' }, priority: bulk });
 
   const pending = new Set<OutputJob>();
   setHandler(outputJobsSignal, (jobs) => jobs.forEach((j) => pending.add(j)));

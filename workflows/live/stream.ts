@@ -8,8 +8,10 @@ import {
   proxyActivities,
   setHandler,
   uuid4,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
+import { inheritedFairness, Priority, priority } from '../priority';
 import {
   completeSignal,
   type ConnectedSignal,
@@ -35,7 +37,9 @@ import {
  */
 export async function liveStreamWorkflow(input: LiveWorkflowInput): Promise<void> {
   const { liveStreamId, workspaceId } = input;
-  const acts = proxyActivities<Activities>({ startToCloseTimeout: '20 seconds', retry: { initialInterval: '500ms', maximumInterval: '10 seconds' } });
+  // SPEC §25: viewers are watching; the session has a queue of its own, its bookkeeping goes first.
+  const critical = priority(Priority.critical, inheritedFairness(workflowInfo().priority, workspaceId));
+  const acts = proxyActivities<Activities>({ startToCloseTimeout: '20 seconds', retry: { initialInterval: '500ms', maximumInterval: '10 seconds' }, priority: critical });
   // The session holds a heartbeat a few seconds long: a worker SIGKILLed mid-broadcast is noticed
   // within it and the session starts again on another live worker (a discontinuity, not a failure).
   const session = proxyActivities<Activities>({
@@ -44,8 +48,9 @@ export async function liveStreamWorkflow(input: LiveWorkflowInput): Promise<void
     heartbeatTimeout: input.tuning?.heartbeatTimeoutMs ?? 4000,
     retry: { initialInterval: '200ms', backoffCoefficient: 1.5, maximumInterval: '2 seconds', maximumAttempts: 30 },
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    priority: critical,
   });
-  const finishing = proxyActivities<Activities>({ startToCloseTimeout: '5 minutes', retry: { initialInterval: '500ms', maximumInterval: '10 seconds' } });
+  const finishing = proxyActivities<Activities>({ startToCloseTimeout: '5 minutes', retry: { initialInterval: '500ms', maximumInterval: '10 seconds' }, priority: critical });
 
   const state: LiveState = { status: 'idle', videoId: null, sessionId: null, broadcasts: input.broadcasts ?? 0 };
   let pending: ConnectedSignal | undefined = input.pending;

@@ -34,10 +34,17 @@ export interface VideoWorkflowInput {
   source: VideoSource;
   /** Task queue of the ffmpeg/IO activities (config TEMPORAL_TRANSCODE_QUEUE). */
   transcodeQueue: string;
+  /**
+   * SPEC §25: the transcode workers' critical lane (TEMPORAL_CRITICAL_QUEUE), for the short steps
+   * to `ready` (workflows/video/lanes.ts). Absent in runs started before it: all on transcodeQueue.
+   */
+  criticalQueue?: string;
   /** SPEC §14: the ladder stops at this rung (absent in histories recorded before outputs-v1). */
   maxResolution?: MaxResolution;
   /** SPEC §21: extra codecs (HEVC, AV1) as CMAF renditions next to the H.264 ladder (absent before encoding-codecs-v1). */
   codecs?: Array<'h264' | 'hevc' | 'av1'>;
+  /** SPEC §24: the video has a mark (videos.watermark_id); its source is never passed through. Absent before watermark-v1. */
+  watermarked?: boolean;
   /** Timings the tests shorten. */
   tuning?: { heartbeatTimeoutMs?: number };
   /**
@@ -85,6 +92,12 @@ export const completeUploadUpdate = defineUpdate<CompleteUploadResult, [UploadOb
 export const retryUpdate = defineUpdate<VideoState, [UploadObservation]>('retry');
 export const deleteVideoSignal = defineSignal('deleteVideo');
 export const renditionProgressSignal = defineSignal<[{ name: string; progress: number }]>('renditionProgress');
+/**
+ * One chunk's progress (0–99) in a ladder group (`rungs`, its rungs' names): the workflow weighs
+ * each chunk by its length, so a long source's ladder progresses while its chunks encode
+ * (issue 47), not only as each one ends.
+ */
+export const ladderProgressSignal = defineSignal<[{ rungs: string[]; chunk: number; progress: number }]>('ladderProgress');
 
 export const videoWorkflowId = (videoId: string) => `video-${videoId}`;
 

@@ -13,12 +13,15 @@ import {
   sleep,
   upsertSearchAttributes,
   uuid4,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
+import { inheritedFairness, Priority, priority } from '../priority';
 import {
   completeUploadUpdate,
   deleteVideoSignal,
   ErrorCodes,
+  ladderProgressSignal,
   renditionProgressSignal,
   retryUpdate,
   type UploadObservation,
@@ -28,9 +31,11 @@ import {
   videoStateQuery,
   type VideoWorkflowInput,
 } from './defs';
+import { placedActivities } from './lanes';
 import type { PipelineContext } from './pipeline/context';
 import { ladderPipeline } from './pipeline/ladder';
 import { legacyPipeline } from './pipeline/legacy';
+import { groupKey } from './pipeline/progress';
 
 const MEDIA_ERRORS = [ErrorCodes.invalidMedia, ErrorCodes.noVideoStream, ErrorCodes.mediaTooLarge, ErrorCodes.importFailed];
 
@@ -59,28 +64,33 @@ export const Patches = {
 export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
   const { videoId, workspaceId, storageKey, source } = input;
   const tuning = input.tuning ?? {};
+  // SPEC §25 (docs/fairness.md): every activity queues under the workspace, with the weight its
+  // plan had when the video's workflow was started; each at the priority of what it is for.
+  const fair = inheritedFairness(workflowInfo().priority, workspaceId);
+  const lanes = { transcodeQueue: input.transcodeQueue, criticalQueue: input.criticalQueue, fair, ready: () => state.status === 'ready' };
   // Short reads and writes of rows and events, on the orchestrating worker. The timeout is also
   // how long an attempt whose worker died (SIGKILL, OOM) holds the video up before it is tried
   // again, so it is a few times what a slow query takes, not minutes. Retried without limit.
   const acts = proxyActivities<Activities>({
     startToCloseTimeout: '20 seconds',
     retry: { initialInterval: '1s', maximumInterval: '1 minute', nonRetryableErrorTypes: MEDIA_ERRORS },
+    priority: priority(Priority.critical, fair),
   });
-  const io = proxyActivities<Activities>({
-    taskQueue: input.transcodeQueue,
+  // Placed by workflows/video/lanes.ts: the short steps to `ready` on the critical lane, encodes
+  // on the transcode queue, critical before `ready` and bulk after.
+  const io = placedActivities({
     startToCloseTimeout: '6 hours',
     heartbeatTimeout: tuning.heartbeatTimeoutMs ?? 30_000,
     retry: { initialInterval: '2s', maximumInterval: '1 minute', maximumAttempts: 6, nonRetryableErrorTypes: MEDIA_ERRORS },
     // A cancelled transcode or import settles only once it has stopped (ffmpeg killed, upload
     // aborted), so a deletion cannot remove the files while it still writes them.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  });
+  }, lanes);
   // Removing a deleted video's files must succeed eventually, however long storage is down: no attempt limit.
-  const cleanup = proxyActivities<Activities>({
-    taskQueue: input.transcodeQueue,
+  const cleanup = placedActivities({
     startToCloseTimeout: '10 minutes',
     retry: { initialInterval: '2s', maximumInterval: '5 minutes' },
-  });
+  }, lanes);
 
   // Moving an upload to its original key: a server-side copy of up to 50 GiB, so heartbeats.
   // Histories from before promoteOnOrchestrator ran it on the transcode queue, where it waited for
@@ -90,6 +100,7 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
     startToCloseTimeout: '2 hours',
     heartbeatTimeout: '2 minutes',
     retry: { initialInterval: '2s', maximumInterval: '1 minute', maximumAttempts: 10, nonRetryableErrorTypes: [ErrorCodes.uploadMissing] },
+    priority: priority(Priority.critical, fair),
   };
   const promoteBehindEncodes = proxyActivities<Activities>({ taskQueue: input.transcodeQueue, ...promoteOptions });
   const promoteHere = proxyActivities<Activities>(promoteOptions);
@@ -128,6 +139,11 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
     const r = state.renditions.find((x) => x.name === name);
     if (r && r.status === 'processing') r.progress = Math.max(r.progress, Math.min(99, Math.round(progress)));
     updateProgress();
+  });
+  // Issue 47: chunk progress of a ladder group, weighed by the pipeline that runs the group.
+  const ladderProgress = new Map<string, (chunk: number, pct: number) => void>();
+  setHandler(ladderProgressSignal, ({ rungs, chunk, progress }) => {
+    ladderProgress.get(groupKey(rungs))?.(chunk, progress);
   });
   setHandler(
     completeUploadUpdate,
@@ -211,6 +227,10 @@ export async function videoWorkflow(input: VideoWorkflowInput): Promise<void> {
     setStatus: (status) => setStatus(status),
     emit: (type) => emit(type),
     updateProgress,
+    onLadderProgress: (rungs, fn) => {
+      if (fn) ladderProgress.set(groupKey(rungs), fn);
+      else ladderProgress.delete(groupKey(rungs));
+    },
     track: (job) => {
       thumbnailSettled = job;
     },

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ProvisionError } from '../../../ops/log';
 import { run } from '../../../ops/proc';
 import { Supervisor } from '../../../ops/supervisor';
-import { checkTemporal, devServer, devServerArgs, devServerPartitions, planTemporal, temporalHealthy } from '../../../ops/temporal';
+import { checkTemporal, devServer, devServerArgs, devServerFairness, devServerPartitions, planTemporal, temporalHealthy } from '../../../ops/temporal';
 import { freePort } from '../../support/services';
 
 describe('ops/temporal', () => {
@@ -23,6 +23,24 @@ describe('ops/temporal', () => {
     for (const sa of ['VideoId=Keyword', 'WorkspaceId=Keyword', 'VideoStatus=Keyword']) assert.ok(args.includes(sa), sa);
     // One task-queue partition: a machine's few pollers take a task without forwarding between four.
     for (const v of ['matching.numTaskqueueReadPartitions=1', 'matching.numTaskqueueWritePartitions=1']) assert.equal(args[args.indexOf(v) - 1], '--dynamic-config-value', v);
+    // SPEC §25: Task Queue Priority and Fairness (the matcher that honours priority keys and fairness keys).
+    assert.equal(args[args.indexOf('matching.enableFairness=true') - 1], '--dynamic-config-value');
+  });
+
+  it('runs fairness on a new SQLite file only; an older one keeps its backlog table with priority alone', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidhost-fairness-'));
+    try {
+      assert.equal(devServerFairness(dir), true, 'a new data dir');
+      fs.writeFileSync(path.join(dir, 'temporal.sqlite'), '');
+      assert.equal(devServerFairness(dir), false, 'a SQLite file made before fair share');
+      const args = devServerArgs({ port: 7300, uiPort: 8300 }, dir);
+      assert.ok(!args.includes('matching.enableFairness=true'));
+      assert.equal(args[args.indexOf('matching.useNewMatcher=true') - 1], '--dynamic-config-value');
+      fs.writeFileSync(path.join(dir, 'temporal.fairness'), '1\n');
+      assert.equal(devServerFairness(dir), true, 'a SQLite file the marker says started with fairness');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("keeps the dev server's four partitions for a SQLite file an earlier version made (its tasks may sit in any of them)", () => {
@@ -74,6 +92,7 @@ describe('ops/temporal', () => {
         // Started on a new file with one partition, so restarted on it with one too.
         assert.equal(devServerPartitions(data), 1);
         assert.ok(fs.existsSync(path.join(data, 'temporal.partitions')));
+        assert.ok(fs.existsSync(path.join(data, 'temporal.fairness')));
       } finally {
         await sup.stop();
         fs.rmSync(data, { recursive: true, force: true });

@@ -16,6 +16,8 @@ export interface PipelineContext {
   setStatus(status: VideoStatus): Promise<void>;
   emit(type: string): Promise<void>;
   updateProgress(): void;
+  /** Where a ladder group's chunk progress signals go (ladderProgressSignal); undefined stops them. */
+  onLadderProgress(rungs: readonly string[], fn: ((chunk: number, pct: number) => void) | undefined): void;
   /** A job that may still write files after the pipeline unwinds; deletion waits for it. */
   track(job: Promise<unknown>): void;
 }

@@ -4,9 +4,11 @@
 import { isCancellation, patched } from '@temporalio/workflow';
 import type { PlaylistRung } from '../../../lib/media/args';
 import { capLadder } from '../../../lib/media/cap';
-import { keepPassthrough, planLadder, sourceIsTopRung, type Rung } from '../../../lib/media/ladder';
+import { keepPassthrough, onRequestRungs, onRequestStart, planLadder, sourceIsTopRung, type Rung } from '../../../lib/media/ladder';
+import type { AlignedChunk } from '../../../lib/media/jitEncode';
 import { audioOnlyPipeline } from './audio-only';
 import type { PipelineContext } from './context';
+import { GroupProgress } from './progress';
 
 /**
  * SPEC §19 (docs/audio.md): audio becomes its own renditions (an HLS AUDIO group) and the video
@@ -18,8 +20,20 @@ export const AUDIO_PATCH = 'audio-v1';
 export const JIT_PATCH = 'jit-packaging';
 /** SPEC §23 item 2: the lowest rung encoded per segment on request for sources the passthrough cannot take. */
 export const JIT_ENCODE_PATCH = 'jit-encode';
+/**
+ * SPEC §23 second round (issue 47): a source the passthrough refuses is ready with its rungs up to
+ * 1080p encoded on request under their own names, and the ladder encodes the same segments.
+ */
+export const ON_REQUEST_PATCH = 'jit-on-request-rungs';
+/** Issue 47: each ladder chunk signals its progress (the read shape's `progress` moves while chunks encode). */
+export const LADDER_PROGRESS_PATCH = 'ladder-chunk-progress';
+/** SPEC §24 (issue 48): a watermarked video's source is never passed through. */
+export const WATERMARK_PATCH = 'watermark-v1';
 /** The passthrough's folder (`hls/source/`; lib/outputs/passthrough.ts). */
 const PASSTHROUGH_NAME = 'source';
+
+/** The ladder over an on-request plan (issue 47): its chunks, their timeline, and a rung that has the plan. */
+type Aligned = { chunks: AlignedChunk[]; timeline: { offset: number; start?: number; durationSeconds: number }; planRung: string };
 
 export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
   const { acts, io, state } = ctx;
@@ -32,7 +46,12 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
     await io.cutClip({ sourceStorageKey: source.sourceStorageKey, storageKey, startSeconds: source.startSeconds, endSeconds: source.endSeconds });
   }
   const audioGroup = patched(AUDIO_PATCH);
-  const { info, passthrough, chunks } = await io.planTranscode(audioGroup ? { storageKey, audioRenditions: true } : { storageKey });
+  const { info, passthrough: eligibility, chunks } = await io.planTranscode(audioGroup ? { storageKey, audioRenditions: true } : { storageKey });
+  // SPEC §24: a watermarked source is never published as it is (the passthrough, just-in-time
+  // packaging, the source as the top rung): it takes the encoded path, whose every rung carries
+  // the mark. Only runs of watermarked videos reach the marker; every older history replays as it was.
+  const passthrough = ctx.input.watermarked && patched(WATERMARK_PATCH) ? { eligible: false as const, reason: 'the video is watermarked' } : eligibility;
+  const chunkProgress = patched(LADDER_PROGRESS_PATCH);
   if (audioGroup && info.hasVideo === false) return audioOnlyPipeline(ctx, info);
   // With the AUDIO group, rungs and the passthrough are video only.
   const rungAudio = info.hasAudio && !audioGroup;
@@ -105,6 +124,9 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
   const ready: Rung[] = [];
   /** SPEC §21: HEVC/AV1 CMAF renditions, listed after the H.264 ladder. */
   const cmaf: PlaylistRung[] = [];
+  /** SPEC §23 second round: the rungs listed on request (issue 47), until the ladder lands them. */
+  let onRequest: { rungs: PlaylistRung[]; first?: string } | undefined;
+  const stillOnRequest = () => onRequest?.rungs.filter((r) => !ready.some((x) => x.name === r.name)) ?? [];
   const publish = () =>
     io.publishMaster({
       workspaceId,
@@ -112,6 +134,7 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
       rungs: rungs.filter((r) => ready.includes(r)),
       extra: [...(original && keepPassthrough(original, ready) ? [original] : []), ...cmaf],
       ...(audioGroup ? { videoOnly: true } : {}),
+      ...(onRequest ? { onRequest: stillOnRequest(), ...(stillOnRequest().length && onRequest.first ? { first: onRequest.first } : {}) } : {}),
     });
   // The master names the audio renditions from their rows: they are written first. (Without the
   // marker, the call is made exactly as before, so older histories replay the same commands.)
@@ -122,32 +145,67 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
     await ctx.emit('video.ready');
   };
 
-  /** Every chunk of the source into every rung of `group`; then stitched, published, reported. */
-  const encodeGroup = async (group: Rung[]): Promise<void> => {
+  /**
+   * Every chunk of the source into every rung of `group`; then stitched, published, reported.
+   * `aligned` (issue 47): the chunks of the on-request plan, whose segments the ladder makes anew.
+   */
+  const encodeGroup = async (group: Rung[], aligned?: Aligned): Promise<void> => {
     const entries = group.map((r) => state.renditions[rungs.indexOf(r)]);
     for (const r of entries) r.status = 'processing';
     await Promise.all(entries.map((r) => acts.recordRendition({ videoId, name: r.name, status: 'processing', progress: 0 })));
+    const names = group.map((r) => r.name);
+    const jobs: Array<{ index: number; weight: number; encode: (progress?: { chunk: number; chunks: number }) => Promise<unknown> }> = aligned
+      ? aligned.chunks.map((chunk) => ({
+          index: chunk.index,
+          weight: chunk.end - chunk.boundaries[0],
+          encode: (progress) => io.encodeAlignedChunk({ workspaceId, videoId, storageKey, rungs: group, chunk, fps: info.fps, timeline: aligned.timeline, ...(progress ? { progress } : {}) }),
+        }))
+      : chunks.map((chunk) => ({
+          index: chunk.index,
+          weight: (chunk.end ?? info.durationSeconds ?? chunk.start + 1) - chunk.start,
+          encode: (progress) =>
+            io.encodeChunk({
+              workspaceId,
+              videoId,
+              storageKey,
+              rungs: group,
+              chunk,
+              hasAudio: rungAudio,
+              fps: info.fps,
+              durationSeconds: info.durationSeconds,
+              signalProgress: chunks.length === 1 && !chunkProgress,
+              ...(progress ? { progress } : {}),
+            }),
+        }));
+    // Issue 47: each chunk's own progress, weighed by its length (before: only as chunks ended).
+    const tracker = new GroupProgress(jobs.map((j) => j.weight));
+    const advance = () => {
+      for (const r of entries) r.progress = Math.max(r.progress, tracker.value());
+      ctx.updateProgress();
+    };
+    if (chunkProgress) {
+      ctx.onLadderProgress(names, (chunk, pct) => {
+        tracker.set(jobs.findIndex((j) => j.index === chunk), pct);
+        advance();
+      });
+    }
     let done = 0;
     // allSettled: on cancellation every chunk must have stopped before the pipeline unwinds,
     // or a deletion could remove files that a still-running encode then writes.
     const results = await Promise.allSettled(
-      chunks.map(async (chunk) => {
-        await io.encodeChunk({
-          workspaceId,
-          videoId,
-          storageKey,
-          rungs: group,
-          chunk,
-          hasAudio: rungAudio,
-          fps: info.fps,
-          durationSeconds: info.durationSeconds,
-          signalProgress: chunks.length === 1,
-        });
+      jobs.map(async (job, i) => {
+        await job.encode(chunkProgress ? { chunk: job.index, chunks: jobs.length } : undefined);
         done++;
+        if (chunkProgress) {
+          tracker.done(i);
+          advance();
+          return;
+        }
         for (const r of entries) r.progress = Math.max(r.progress, Math.floor((done / chunks.length) * 99));
         ctx.updateProgress();
       }),
     );
+    if (chunkProgress) ctx.onLadderProgress(names, undefined);
     const rejected = results.find((x): x is PromiseRejectedResult => x.status === 'rejected');
     if (rejected) {
       if (isCancellation(rejected.reason) || state.status !== 'ready') throw rejected.reason;
@@ -156,7 +214,8 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
       await Promise.all(entries.map((r) => acts.recordRendition({ videoId, name: r.name, status: 'failed', progress: r.progress })));
       return;
     }
-    await io.stitchRenditions({ workspaceId, videoId, rungs: group.map((r) => r.name), chunks: chunks.length });
+    if (aligned) await io.finishAligned({ workspaceId, videoId, rungs: names, planRung: aligned.planRung });
+    else await io.stitchRenditions({ workspaceId, videoId, rungs: names, chunks: chunks.length });
     // A rendition is reported ready only once the master playlist lists it.
     ready.push(...group);
     await publishMaster();
@@ -169,7 +228,29 @@ export async function ladderPipeline(ctx: PipelineContext): Promise<void> {
     measure(group);
   };
 
-  if (jitPossible || jitEncode) {
+  // SPEC §23 second round (issue 47): every rung up to 1080p on request at `ready`, named as the
+  // rung it is, and the ladder behind it encoding the same segments into the same folders.
+  const onRequestPath = jitEncode && patched(ON_REQUEST_PATCH);
+  if (onRequestPath) {
+    const offered = onRequestRungs(rungs);
+    let prepared: Awaited<ReturnType<typeof io.prepareOnRequest>> = null;
+    try {
+      prepared = await io.prepareOnRequest({ workspaceId, videoId, storageKey, durationSeconds: info.durationSeconds, fps: info.fps, audioStreams: info.audioStreams, rungs: offered });
+    } catch (err) {
+      // Not playable this way: the lowest rung is encoded first, as before.
+      if (isCancellation(err)) throw err;
+    }
+    if (prepared) {
+      onRequest = { rungs: prepared.rungs, first: onRequestStart(offered)?.name };
+      await publish();
+      await becomeReady();
+      audio = encodeAudio();
+      await encodeGroup(rungs, { chunks: prepared.chunks, timeline: prepared.timeline, planRung: offered[0].name });
+      return finish();
+    }
+    audio = encodeAudio();
+  }
+  if ((jitPossible || jitEncode) && !onRequestPath) {
     try {
       const lowest = rungs[0];
       const jit = await io.prepareJit({
