@@ -54,6 +54,9 @@ export async function rollupDays(db: Db, from: Date, to: Date): Promise<void> {
 export async function rollupWindow(db: Db, from: Date, to: Date, o: RollupOptions): Promise<{ rows: number }> {
   const late = lateHoursOf(o);
   return db.transaction(async (tx) => {
+    // One window at a time: two runs (the schedule's and an operator's, or a retry beside a
+    // stuck attempt) each deleting then inserting the same day would collide on the daily key.
+    await tx.raw(`select pg_advisory_xact_lock(hashtext('vidhost.analytics_rollup'))`);
     await tx.raw(`delete from analytics_hourly where hour >= ? and hour < ?`, [from.toISOString(), to.toISOString()]);
     await tx.raw(`delete from analytics_hourly_breakdowns where hour >= ? and hour < ?`, [from.toISOString(), to.toISOString()]);
     const h = hourlySql({ kind: 'all' }, from, to, late);

@@ -100,4 +100,10 @@ describe('Viewer analytics: reads from the rollup’s rows, its current hour par
     await runRollup(s.db, { rawDays: 30, lookbackHours: 2 });
     assert.equal((await analytics()).totals.views, 4, 'the next run recomputes the hour');
   });
+
+  it('two runs at once (the schedule’s and an operator’s) both finish, and count every view once', async () => {
+    const runs = await Promise.allSettled([1, 2, 3].map(() => runRollup(s.db, { rawDays: 30, lookbackHours: 2 })));
+    for (const r of runs) assert.equal(r.status, 'fulfilled', r.status === 'rejected' ? String(r.reason) : '');
+    assert.equal((await analytics()).totals.views, 4);
+  });
 });
