@@ -26,6 +26,7 @@ import { type Browser, chromium } from 'playwright-core';
 import { liveFfmpegArgs, planLiveLadder } from '../lib/live/ladder';
 import { clockFfmpeg, clockSite, median } from '../test/live/clock';
 import { type LiveStack, startEdge, startLiveStack, waitFor } from '../test/live/helpers';
+import { whepIn } from '../test/live/whep-page';
 import { runMain } from '../test/support/main';
 
 const argv = process.argv.slice(2);
@@ -122,6 +123,32 @@ async function whepRun(s: LiveStack, browser: Browser, site: Awaited<ReturnType<
   }
 }
 
+/**
+ * An OBS-style ffmpeg camera over RTMP (x264 with B-frames, 2 s keyframes, AAC) watched over WHEP:
+ * WHEP cannot forward that source, so it plays the WebRTC rendition the session's ffmpeg makes
+ * (lib/live/webrtc.ts; SPEC §22 "every broadcast plays over WHEP").
+ */
+async function rtmpWhepRun(s: LiveStack, browser: Browser, site: Awaited<ReturnType<typeof clockSite>>): Promise<Figure> {
+  const ls = (await s.post('/v1/live-streams', { visibility: 'public', latency_mode: 'low', reconnect_window: 0 }).expect(201)).body;
+  const cam = clockFfmpeg(['-bf', '2', '-g', '60', '-f', 'flv', `${s.rtmpBase}/${ls.stream_key}`], { seconds: 600, gop: 2, preset: 'veryfast' });
+  const tab = await browser.newPage();
+  try {
+    const active = await waitFor('active', async () => {
+      const r = (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body;
+      return r.status === 'active' && r;
+    }, 120_000);
+    await tab.goto(`${site.base}/blank`);
+    await whepIn(tab, ls.webrtc_url);
+    const f = await measure(tab);
+    cam.stop();
+    await endBroadcast(s, ls.id, active.active_video_id);
+    return f;
+  } finally {
+    cam.stop();
+    await tab.close();
+  }
+}
+
 /** The floor: the same camera as plain ffmpeg writing 1 s HLS segments, served statically. */
 async function floorRun(browser: Browser, site: Awaited<ReturnType<typeof clockSite>>): Promise<Figure> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vh-live-floor-'));
@@ -202,6 +229,8 @@ async function main(): Promise<void> {
     console.log(`low: ${sec(low)}`);
     const whep = await whepRun(s, browser, site);
     console.log(`whep: ${sec(whep)}`);
+    const rtmpWhep = await rtmpWhepRun(s, browser, site);
+    console.log(`rtmp (B-frames) → whep: ${sec(rtmpWhep)}`);
     const loaded: Record<number, Figure> = {};
     for (const nice of [s.config.media.nice, 0]) {
       const vod = vodLoad(nice);
@@ -219,6 +248,7 @@ async function main(): Promise<void> {
     console.log(`| glass to glass, standard (RTMP in, HLS 2 s segments, hls.js) | ${sec(standard)} | ≤ 10 s |`);
     console.log(`| glass to glass, low (RTMP in, LL-HLS, hls.js lowLatencyMode) | ${sec(low)} | ≤ 2 s |`);
     console.log(`| glass to glass, WHEP (Chromium WHIP in, WHEP out) | ${sec(whep)} | ≤ 1 s |`);
+    console.log(`| glass to glass, WHEP of an OBS-style RTMP source (B-frames, 2 s GOP; the WebRTC rendition) | ${sec(rtmpWhep)} | ≤ 1 s |`);
     console.log(`| glass to glass, floor (plain ffmpeg 1 s HLS, static server, hls.js) | ${sec(floor)} | – |`);
     console.log(`| glass to glass, low while a 1080p VOD ladder encodes (VOD at nice ${s.config.media.nice}) | ${sec(loaded[s.config.media.nice])} | ≤ 3 s |`);
     console.log(`| the same, VOD at nice 0 (before item 4) | ${sec(loaded[0])} | – |`);

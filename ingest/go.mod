@@ -1,10 +1,11 @@
 module github.com/vidhost/vidhost/ingest
 
-go 1.24.0
+go 1.25.0
 
 require (
 	github.com/bluenviron/gohlslib/v2 v2.2.3
-	github.com/bluenviron/mediacommon/v2 v2.4.2
+	github.com/bluenviron/gortmplib v1.0.1
+	github.com/bluenviron/mediacommon/v2 v2.9.3
 	github.com/datarhei/gosrt v0.9.0
 	github.com/pion/ice/v4 v4.4.8
 	github.com/pion/interceptor v0.1.51
@@ -15,9 +16,9 @@ require (
 )
 
 require (
-	github.com/abema/go-mp4 v1.4.1 // indirect
+	github.com/abema/go-mp4 v1.7.1 // indirect
 	github.com/asticode/go-astikit v0.30.0 // indirect
-	github.com/asticode/go-astits v1.13.0 // indirect
+	github.com/asticode/go-astits v1.16.0 // indirect
 	github.com/benburkert/openpgp v0.0.0-20160410205803-c2471f86866c // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/pion/datachannel v1.6.3 // indirect

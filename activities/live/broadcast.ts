@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { workspaceFairness } from '../../lib/fairness';
 import { newVideoUuid } from '../../lib/ids';
 import { dropEncoder } from '../../lib/live/control';
 import { edgeRequest } from '../../lib/live/edge';
@@ -89,7 +90,7 @@ export function broadcastActivities(deps: ActivityDeps) {
     },
 
     async dropLiveEncoder(p: { liveStreamId: string; reason: string }): Promise<void> {
-      await dropEncoder(db, p.liveStreamId, p.reason);
+      await dropEncoder(config, p.liveStreamId, p.reason);
     },
 
     /**
@@ -137,7 +138,8 @@ export function broadcastActivities(deps: ActivityDeps) {
         });
       });
       // From here the recording is a video like any other: its own idle workflow answers delete.
-      const opts = videoWorkflowOptions(config.temporal, { videoId: p.videoId, workspaceId: p.workspaceId, storageKey: video.storage_key, source: { kind: 'url', url: `live:${p.liveStreamId}` } }, 'ready');
+      const fair = await workspaceFairness(db, p.workspaceId);
+      const opts = videoWorkflowOptions(config.temporal, { videoId: p.videoId, workspaceId: p.workspaceId, storageKey: video.storage_key, source: { kind: 'url', url: `live:${p.liveStreamId}` } }, 'ready', fair);
       opts.args[0].resume = { status: 'ready', progress: 100, renditions: [], deleting: false };
       try {
         await temporal.workflow.start('videoWorkflow', opts);
@@ -146,7 +148,7 @@ export function broadcastActivities(deps: ActivityDeps) {
       }
       // As for an upload (SPEC §14): seek previews and the MP4 its mp4_support asks for, made from
       // the recording's segments in their own workflow, after ready.
-      await requestOutputJobs(temporal, config, { videoId: p.videoId, workspaceId: p.workspaceId, jobs: ['static', 'storyboard'] });
+      await requestOutputJobs(temporal, config, { videoId: p.videoId, workspaceId: p.workspaceId, jobs: ['static', 'storyboard'], fair });
       return { videoId: p.videoId };
     },
   };

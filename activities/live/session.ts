@@ -7,13 +7,16 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
-import { edgeIngestUrl } from '../../lib/live/edge';
-import { feedUrl, probeFeed, startLiveFfmpeg } from '../../lib/live/feed';
+import { edgeHeaderLines, edgeIngestUrl, type EdgeStreamStats, edgeStreamStats, EdgeUnreachable, edgeWebrtcIngestUrl } from '../../lib/live/edge';
+import { feedHeaders, feedUrl, probeFeed, startLiveFfmpeg } from '../../lib/live/feed';
 import { FeedMeter } from '../../lib/live/health';
-import { liveFfmpegArgs, outOfBounds, planLiveLadder } from '../../lib/live/ladder';
+import { type FeedInfo, liveFfmpegArgs, outOfBounds, planLiveLadder } from '../../lib/live/ladder';
 import { parseLocalPlaylist } from '../../lib/live/playlists';
 import { startSimulcast } from '../../lib/live/simulcast';
+import { planWebrtcRendition, webrtcRenditionReason } from '../../lib/live/webrtc';
 import { keys } from '../../lib/storage';
+import { fetchMark, type LocalMark } from '../../lib/watermarks/local';
+import { markOfLiveStream } from '../../lib/watermarks/store';
 import { liveWorkflowId, playableSignal, type SessionResult } from '../../workflows/live/defs';
 import type { ActivityDeps } from '../deps';
 import { startHealthReports } from './health';
@@ -22,6 +25,23 @@ const SEG_RE = /^seg_(\d{6})\.ts$/;
 
 export function liveSessionActivities(deps: ActivityDeps) {
   const { config, db, storage, temporal, log } = deps;
+
+  /** The WebRTC rendition of this broadcast, or undefined when WHEP can forward the source as is. */
+  const webrtcRenditionFor = async (info: FeedInfo, marked: boolean, liveStreamId: string) => {
+    let e: EdgeStreamStats | null;
+    try {
+      e = await edgeStreamStats(config, liveStreamId);
+    } catch (err) {
+      // No edge answers: nothing would serve the rendition (WHEP goes through the edge too).
+      if (err instanceof EdgeUnreachable) return undefined;
+      e = null;
+    }
+    const edge = e ? { protocol: e.protocol, videoCodec: e.video?.codec ?? null, audioCodec: e.audio?.codec ?? null } : null;
+    const why = webrtcRenditionReason({ marked, feed: info, edge });
+    if (!why) return undefined;
+    log.info({ liveStreamId, why }, 'live: WHEP served from a WebRTC rendition');
+    return planWebrtcRendition(info, edgeWebrtcIngestUrl(config, liveStreamId));
+  };
 
   return {
     async runLiveSession(p: { liveStreamId: string; workspaceId: string; videoId: string; discontinuity: boolean }): Promise<SessionResult> {
@@ -33,6 +53,7 @@ export function liveSessionActivities(deps: ActivityDeps) {
       const beat = setInterval(() => ctx.heartbeat(), 1000);
       const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'vidhost-live-'));
       let uploaded = 0;
+      let local: LocalMark | null = null;
       try {
         const ls = await db('live_streams').where({ id: p.liveStreamId }).first('latency_mode', 'simulcast_targets');
         const url = feedUrl(config, p.liveStreamId);
@@ -47,7 +68,10 @@ export function liveSessionActivities(deps: ActivityDeps) {
         const refused = outOfBounds(info);
         if (refused) return { ended: 'input_out_of_bounds', reason: `input out of bounds: ${refused}`, segments: 0 };
 
-        const rungs = planLiveLadder(info, { passthrough: config.media.passthrough });
+        // SPEC §24: the stream's mark (its own watermark_id, else the workspace default it took at
+        // creation) is fetched beside the job and bound read-only into ffmpeg's sandbox.
+        local = await fetchMark(storage, await markOfLiveStream(db, p.liveStreamId));
+        const rungs = planLiveLadder(info, { passthrough: config.media.passthrough, marked: !!local });
         for (const r of rungs) {
           await db('renditions')
             .insert({ video_id: p.videoId, name: r.name, ordinal: 0, width: r.width, height: r.height, bitrate: r.bitrate || 1, status: 'processing', progress: 0 })
@@ -66,14 +90,18 @@ export function liveSessionActivities(deps: ActivityDeps) {
         // aes-128 one (docs/live.md: its key encrypts whole segments; LL-HLS parts are not offered).
         const encrypted = (await db('videos').where({ id: p.videoId }).first('encryption'))?.encryption === 'aes-128';
         const llhls = low && config.live.llhls && !encrypted ? (rung: string) => edgeIngestUrl(config, p.liveStreamId, rung) : undefined;
+        // SPEC §22: WHEP viewers get the source's own packets where WebRTC can carry them, else a
+        // rendition made for them (lib/live/webrtc.ts) that the edge serves instead.
+        const webrtc = config.live.webrtcRendition ? await webrtcRenditionFor(info, !!local, p.liveStreamId) : undefined;
         const args = liveFfmpegArgs({
           input: url, dir, rungs, startNumbers: next, segmentSeconds, gopSeconds: low ? config.live.lowLatencyGopSeconds : segmentSeconds,
-          preset: config.live.x264Preset, hasAudio: info.audioCodec !== null, llhls, meter: true,
+          preset: config.live.x264Preset, hasAudio: info.audioCodec !== null, llhls, llhlsHeaders: edgeHeaderLines(config), meter: true, inputHeaders: feedHeaders(config),
+          mark: local?.mark, webrtc,
         });
         const meter = new FeedMeter();
-        const ff = await startLiveFfmpeg(config, args, url, dir, (c) => meter.push(c));
+        const ff = await startLiveFfmpeg(config, args, url, dir, (c) => meter.push(c), local?.readOnly);
         const health = startHealthReports(deps, p, meter);
-        const simulcast = ls?.simulcast_targets?.length ? startSimulcast(deps, p.liveStreamId, url, ls.simulcast_targets) : undefined;
+        const simulcast = ls?.simulcast_targets?.length ? startSimulcast(deps, p.liveStreamId, url, ls.simulcast_targets, undefined, undefined, info.audioCodec) : undefined;
         const onAbort = () => ff.stop();
         signal.addEventListener('abort', onAbort, { once: true });
 
@@ -135,6 +163,7 @@ export function liveSessionActivities(deps: ActivityDeps) {
         return { ended: 'feed_ended', reason: 'encoder disconnected', segments: uploaded };
       } finally {
         clearInterval(beat);
+        await local?.dispose();
         await fs.rm(dir, { recursive: true, force: true });
       }
     },

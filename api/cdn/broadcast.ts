@@ -13,4 +13,6 @@ export interface Broadcast {
   grant: PlaybackGrant | null;
   /** The recording is `aes-128`: its key encrypts the live segments too. */
   encrypted: boolean;
+  /** SPEC §24: the stream has a watermark, so WHEP plays only its marked WebRTC rendition. */
+  marked: boolean;
 }

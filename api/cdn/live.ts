@@ -52,7 +52,7 @@ export function liveBroadcastResolver(deps: Deps) {
     if (id) q.where('l.id', id);
     else q.where('l.active_video_id', grant!.videoUuid);
     const ls = await q.first(
-      'l.id', 'l.workspace_id', 'l.visibility', 'l.active_video_id', 'l.latency_mode', liveRestrictionColumn(db),
+      'l.id', 'l.workspace_id', 'l.visibility', 'l.active_video_id', 'l.latency_mode', 'l.watermark_id', liveRestrictionColumn(db),
       db.raw(`(select v.encryption from videos v where v.id = l.active_video_id) as encryption`),
     );
     if (!ls) throw notFound('Live stream');
@@ -68,7 +68,7 @@ export function liveBroadcastResolver(deps: Deps) {
     const seg = ls.latency_mode === 'low' ? config.live.lowLatencySegmentSeconds : config.live.segmentSeconds;
     return {
       liveStreamId: ls.id, latencyMode: ls.latency_mode, workspaceId: ls.workspace_id, videoId: ls.active_video_id, windowSeconds: config.live.windowSeconds, targetFloor: Math.ceil(seg),
-      restriction, grant, encrypted: ls.encryption === 'aes-128',
+      restriction, grant, encrypted: ls.encryption === 'aes-128', marked: Boolean(ls.watermark_id),
     };
   }
 
@@ -100,7 +100,7 @@ export function liveCdnRoutes(r: Router, deps: Deps): void {
   // Preflight for the playlists and (SPEC §22) WHIP/WHEP: browser publishers and players on any origin.
   r.options(`${base}*rest`, (ctx) => {
     ctx.set('Access-Control-Allow-Origin', '*');
-    ctx.set('Access-Control-Allow-Methods', 'GET, HEAD, POST, PATCH, DELETE, OPTIONS');
+    ctx.set('Access-Control-Allow-Methods', 'GET, HEAD, POST, DELETE, OPTIONS');
     ctx.set('Access-Control-Allow-Headers', 'Range, If-None-Match, If-Match, Authorization, Content-Type');
     ctx.set('Access-Control-Expose-Headers', REALTIME_EXPOSE_HEADERS);
     ctx.set('Access-Control-Max-Age', '86400');

@@ -2,21 +2,26 @@
 // (lib/live/edge.ts) after this side's checks:
 // - WHIP (RFC 9725) `{cdn_url}/live/whip`: `POST` an SDP offer with `Authorization: Bearer
 //   <stream_key>` (no API key) → 201 answer + `Location: {cdn_url}/live/whip/<session>`; `DELETE`
-//   (and `PATCH`, trickle ICE where the edge takes it) on that resource with the same Bearer key.
-//   The key never appears in a URL: the session resource is named by the edge's session id.
+//   on that resource with the same Bearer key. Trickle ICE is not taken (`PATCH` → 405, and no
+//   `Accept-Patch` is sent): every candidate goes in the offer. The key never appears in a URL.
+//   Ending is final (SPEC §22): after `complete` or `disable` a publisher's automatic retry
+//   (`?resume=1`, which the dashboard studio sends after its first admitted attempt) gets 409
+//   `broadcast_ended` until a POST without it (its user starting again).
 // - WHEP `{cdn_url}/live/<ls_id|token>/whep`: `POST` a recvonly offer after the same visibility,
 //   token and restriction checks as the HLS playlists → 201 + `Location: …/whep/<session>`; `DELETE`.
-//   Each WHEP session is a view in the live stream's analytics (lib/analytics/whep.ts).
+//   The viewer's address goes to the edge (EDGE_CLIENT_HEADER), whose offer bucket per address
+//   answers 429 `too_many_whep_offers` + Retry-After. Each WHEP session is a view in the live
+//   stream's analytics from its ICE connection (lib/analytics/whep.ts).
 // Refusals keep stable codes whatever the edge's wording; an edge that is down is a 503.
 import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import { parseId } from '../../lib/ids';
-import { type EdgeAnswer, edgeError, edgeRequest, EdgeUnreachable } from '../../lib/live/edge';
-import { STREAM_KEY_RE } from '../../lib/live/keys';
+import { EDGE_CLIENT_HEADER, type EdgeAnswer, edgeError, edgeRequest, EdgeUnreachable } from '../../lib/live/edge';
+import { hashStreamKey, STREAM_KEY_RE } from '../../lib/live/keys';
 import { mountPath } from '../../lib/playback/urls';
 import { verifyPlaybackToken } from '../../lib/playback/tokens';
 import type { Deps } from '../deps';
-import { ApiError, notFound, tooLarge, unavailable } from '../errors';
+import { ApiError, notFound, tooLarge, tooManyBadKeys, unavailable } from '../errors';
 import { clientAddress } from '../middleware/client';
 import { REALTIME_EXPOSE_HEADERS } from './files';
 import { liveBroadcastResolver } from './live';
@@ -57,7 +62,7 @@ function streamKeyOf(ctx: ParameterizedContext): string {
   return m[1];
 }
 
-async function ask(deps: Deps, method: string, path: string, o: { body?: string; contentType?: string } = {}): Promise<EdgeAnswer> {
+async function ask(deps: Deps, method: string, path: string, o: { body?: string; contentType?: string; headers?: Record<string, string> } = {}): Promise<EdgeAnswer> {
   try {
     return await edgeRequest(deps.config, method, path, { ...o, timeoutMs: 15_000 });
   } catch (err) {
@@ -82,7 +87,8 @@ function created(ctx: ParameterizedContext, a: EdgeAnswer, publicBase: string): 
   if (!SESSION_RE.test(session)) throw new ApiError(502, 'live_edge_error', 'The live edge gave no session resource');
   ctx.status = 201;
   ctx.set('Location', `${publicBase}/${session}`);
-  for (const h of ['etag', 'link', 'accept-patch']) {
+  // No Accept-Patch: trickle ICE is not taken (PATCH answers 405).
+  for (const h of ['etag', 'link']) {
     const v = a.headers.get(h);
     if (v) ctx.set(h, v);
   }
@@ -116,12 +122,33 @@ export function realtimeCdnRoutes(r: Router, deps: Deps): void {
   const { resolve, assertRung } = liveBroadcastResolver(deps);
   const whipBase = `${config.cdnUrl}/live/whip`;
 
+  /** SPEC §22 abuse bounds: wrong stream keys spend the address's bad-key budget (as bad API keys do); out of it, 429. */
+  const badKey = async (ctx: ParameterizedContext, err: unknown): Promise<never> => {
+    const d = await deps.hot.badKeys.consume(clientAddress(ctx));
+    if (!d.allowed) throw tooManyBadKeys(Math.max(1, Math.ceil((d.resetAt - Date.now()) / 1000)));
+    throw err;
+  };
+
   r.post(`${base}whip`, async (ctx) => {
     cors(ctx);
-    const key = streamKeyOf(ctx);
+    if (await deps.hot.badKeys.blocked(clientAddress(ctx))) throw tooManyBadKeys(60);
+    let key: string;
+    try {
+      key = streamKeyOf(ctx);
+    } catch (err) {
+      return badKey(ctx, err);
+    }
     const sdp = await readSdp(ctx, 'application/sdp');
+    const resume = ctx.query.resume !== undefined;
+    const stream = await db('live_streams').where({ stream_key_hash: hashStreamKey(key) }).whereNull('deleted_at').first('id', 'publish_ended_at');
+    if (resume && stream?.publish_ended_at) {
+      throw new ApiError(409, 'broadcast_ended', 'The broadcast was ended (complete or disable): a retry does not start it again; start a new broadcast');
+    }
     const a = await ask(deps, 'POST', `/whip/${key}`, { body: sdp, contentType: 'application/sdp' });
+    if (a.status === 401) return badKey(ctx, refusal(a, WHIP_CODES));
     if (a.status !== 201) throw refusal(a, WHIP_CODES);
+    // A start (not a retry) lifts the end of the last broadcast: from here its retries resume it.
+    if (!resume && stream?.publish_ended_at) await db('live_streams').where({ id: stream.id }).update({ publish_ended_at: null });
     created(ctx, a, whipBase);
   });
 
@@ -135,18 +162,11 @@ export function realtimeCdnRoutes(r: Router, deps: Deps): void {
     ctx.body = '';
   });
 
+  // Trickle ICE is not taken (the edge needs every candidate in the offer): said plainly, not
+  // advertised (no Accept-Patch), and the edge is not asked.
   r.patch(`${base}whip/:session`, async (ctx) => {
     cors(ctx);
-    const key = streamKeyOf(ctx);
-    if (!SESSION_RE.test(ctx.params.session)) throw notFound('WHIP session');
-    const frag = await readSdp(ctx, 'application/trickle-ice-sdpfrag');
-    const a = await ask(deps, 'PATCH', `/whip/${key}/${ctx.params.session}`, { body: frag, contentType: 'application/trickle-ice-sdpfrag' });
-    if (a.status >= 300) throw refusal(a, WHIP_CODES);
-    ctx.status = a.status;
-    if (a.text) {
-      ctx.type = a.headers.get('content-type') ?? 'application/trickle-ice-sdpfrag';
-      ctx.body = a.text;
-    } else ctx.body = '';
+    throw new ApiError(405, 'trickle_ice_not_supported', 'Trickle ICE (PATCH) is not supported: send every candidate in the offer', undefined, { Allow: 'DELETE' });
   });
 
   r.post(`${base}:subject/whep`, async (ctx) => {
@@ -155,10 +175,19 @@ export function realtimeCdnRoutes(r: Router, deps: Deps): void {
     // WHEP carries the publisher's own picture: a token capped below it gets HLS only.
     await assertRung(b, 'source');
     const sdp = await readSdp(ctx, 'application/sdp');
-    const a = await ask(deps, 'POST', `/whep/${b.liveStreamId}`, { body: sdp, contentType: 'application/sdp' });
+    // SPEC §24: a watermarked stream's viewers get only the marked WebRTC rendition, never the source (503 until it runs).
+    const a = await ask(deps, 'POST', `/whep/${b.liveStreamId}${b.marked ? '?rendition=required' : ''}`, { body: sdp, contentType: 'application/sdp', headers: { [EDGE_CLIENT_HEADER]: clientAddress(ctx) } });
+    if (a.status === 429 && edgeError(a).code === 'too_many_offers') {
+      throw new ApiError(429, 'too_many_whep_offers', 'Too many WHEP offers from this address; retry after Retry-After seconds', undefined, { 'Retry-After': a.headers.get('retry-after') ?? '1' });
+    }
+    if (a.status === 503 && edgeError(a).code === 'rendition_pending') {
+      throw new ApiError(503, 'webrtc_rendition_pending', "This broadcast's WebRTC rendition is starting; retry in a second", undefined, { 'Retry-After': '1' });
+    }
     if (a.status !== 201) throw refusal(a, WHEP_CODES);
     const session = created(ctx, a, `${config.cdnUrl}/live/${ctx.params.subject}/whep`);
-    // Counted here (docs/analytics.md): a WHEP player may send no beacon. The address is hashed, never stored.
+    // Counted here (docs/analytics.md) once it connects: a WHEP player may send no beacon. The address is hashed, never stored.
+    // `?preview`: the dashboard studio's own preview is not a view (a player can only count itself out, never in).
+    if (ctx.query.preview !== undefined) return;
     await deps.hot.whep.start(b.liveStreamId, b.workspaceId, session, { address: clientAddress(ctx), userAgent: ctx.get('user-agent') }).catch((err) => {
       deps.log.warn({ err }, 'WHEP view not recorded');
     });

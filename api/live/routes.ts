@@ -1,5 +1,5 @@
 // `/v1/live-streams` (SPEC §17). Creating a stream starts its entity workflow (workflows/live/stream.ts);
-// complete, disable and delete signal it and tell the media server to drop the encoder.
+// complete, disable and delete signal it and ask the live edge to drop the encoder.
 import type Router from '@koa/router';
 import { newId, parseId } from '../../lib/ids';
 import { dropEncoder } from '../../lib/live/control';
@@ -10,12 +10,14 @@ import { ensureLiveWorkflow } from '../../lib/live/workflow';
 import { assertPublicUrl, UrlNotAllowedError } from '../../lib/net/guard';
 import { uniqueTagNames } from '../../lib/tags';
 import { completeSignal, deleteLiveSignal, liveWorkflowId } from '../../workflows/live/defs';
+import { fairness } from '../../workflows/priority';
 import type { Deps } from '../deps';
 import { badRequest, notFound } from '../errors';
 import { assertFolderOf } from '../folders/assert';
 import { auth, requireOwner } from '../middleware/auth';
 import { assertEncryptionConfigured, assertRestrictionOf } from '../restrictions/routes';
 import { parseBody, parseQuery } from '../middleware/validate';
+import { watermarkForNew } from '../watermarks/assert';
 import { createLiveBody, listLiveQuery, patchLiveBody } from './schema';
 
 /** Simulcast targets pass the same address guard as webhook URLs (SPEC §9, §17). */
@@ -86,6 +88,8 @@ export function liveRoutes(r: Router, deps: Deps): void {
     if (settings.tags) settings.tags = uniqueTagNames(settings.tags);
     const restrictionId = body.playback_restriction_id != null ? await assertRestrictionOf(db, workspaceId, body.playback_restriction_id, 'playback_restriction_id') : null;
     if (body.encryption === 'aes-128') assertEncryptionConfigured(deps, 'encryption');
+    // SPEC §24: the profile named, none for null, else the workspace's default (as for uploads).
+    const watermarkId = await watermarkForNew(db, workspaceId, body.watermark_id);
     const key = newStreamKey();
     const id = newId('ls');
     await db('live_streams').insert({
@@ -103,8 +107,9 @@ export function liveRoutes(r: Router, deps: Deps): void {
       // Unset: the workspace's default_encryption (a database trigger, as for videos).
       encryption: body.encryption,
       stream_key_hash: hashStreamKey(key),
+      watermark_id: watermarkId,
     });
-    await ensureLiveWorkflow(temporal, config, id, workspaceId);
+    await ensureLiveWorkflow(temporal, config, id, workspaceId, fairness(workspaceId, auth(ctx).plan));
     ctx.status = 201;
     ctx.body = await answer((await loadLiveStream(db, id))!, key);
   });
@@ -171,7 +176,7 @@ export function liveRoutes(r: Router, deps: Deps): void {
   r.delete('/live-streams/:id', async (ctx) => {
     const row = await find(auth(ctx).workspaceId, ctx.params.id);
     await db('live_streams').where({ id: row.id }).update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
-    await dropEncoder(db, row.id, 'live stream deleted');
+    await dropEncoder(config, row.id, 'live stream deleted');
     await signal(row.id, (h) => h.signal(deleteLiveSignal));
     ctx.status = 204;
   });
@@ -181,23 +186,25 @@ export function liveRoutes(r: Router, deps: Deps): void {
     const row = await find(auth(ctx).workspaceId, ctx.params.id);
     const key = newStreamKey();
     await db('live_streams').where({ id: row.id }).update({ stream_key_hash: hashStreamKey(key), updated_at: db.fn.now() });
-    await dropEncoder(db, row.id, 'stream key reset');
+    await dropEncoder(config, row.id, 'stream key reset');
     ctx.body = await answer((await loadLiveStream(db, row.id))!, key);
   });
 
   // End the broadcast now: the recording is finished without waiting for the reconnect window.
   r.post('/live-streams/:id/complete', async (ctx) => {
     const row = await find(auth(ctx).workspaceId, ctx.params.id);
+    // Ending is final (SPEC §22): a WHIP publisher's retries are refused from here (api/cdn/realtime.ts).
+    await db('live_streams').where({ id: row.id }).update({ publish_ended_at: db.fn.now() });
     await signal(row.id, (h) => h.signal(completeSignal, { reason: 'completed' }));
-    await dropEncoder(db, row.id, 'completed');
+    await dropEncoder(config, row.id, 'completed');
     ctx.body = await answer(row);
   });
 
   r.post('/live-streams/:id/disable', async (ctx) => {
     const row = await find(auth(ctx).workspaceId, ctx.params.id);
-    await db('live_streams').where({ id: row.id }).update({ disabled: true, updated_at: db.fn.now() });
+    await db('live_streams').where({ id: row.id }).update({ disabled: true, publish_ended_at: db.fn.now(), updated_at: db.fn.now() });
     await signal(row.id, (h) => h.signal(completeSignal, { reason: 'disabled' }));
-    await dropEncoder(db, row.id, 'disabled');
+    await dropEncoder(config, row.id, 'disabled');
     ctx.body = await answer((await loadLiveStream(db, row.id))!);
   });
 

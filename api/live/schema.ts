@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { mp4Support, passthrough } from '../../lib/outputs/options';
 import { isoDate, publicVideoId } from '../openapi/common';
 import { tagNames, visibility } from '../upload/schema';
+import { watermarkIdField } from '../watermarks/schema';
 
 const target = z
   .object({
@@ -45,6 +46,7 @@ export const createLiveBody = z
     passthrough: fields.passthrough.optional(),
     playback_restriction_id: fields.playback_restriction_id.optional(),
     encryption: fields.encryption.optional(),
+    watermark_id: watermarkIdField,
   })
   .strict();
 
@@ -84,6 +86,7 @@ export const liveStream = z
     encryption: z.enum(['none', 'aes-128']).meta({
       description: "`aes-128`: the live segments are encrypted by the CDN with the recording's key, which only a playback token gets (the embed page mints one); applies from the next broadcast. Default: the workspace's default_encryption",
     }),
+    watermark_id: z.string().nullable().meta({ description: 'SPEC §24: the watermark profile (`wm_…`) burnt into every rendition, LL-HLS, WHEP and the recording; fixed at creation; null: none' }),
     stream_key: z.string().optional().meta({ description: 'Only on create and reset-stream-key; store it, it is not shown again' }),
     ingest: z.object({
       rtmp_url: z.string().meta({ description: 'RTMP server; the stream key is the stream name', example: 'rtmp://live.example.com:1935/live' }),

@@ -6,6 +6,7 @@ import "sync"
 type Registry struct {
 	mu      sync.Mutex
 	streams map[string]*entry
+	hooks   *hookQueue
 }
 
 type entry struct {
@@ -16,13 +17,21 @@ type entry struct {
 // NewRegistry is an empty Registry.
 func NewRegistry() *Registry { return &Registry{streams: map[string]*entry{}} }
 
+// SetHooks tells h of every publisher that starts or ends (before any stream is acquired).
+func (r *Registry) SetHooks(h Hooks) {
+	q := newHookQueue(h)
+	r.mu.Lock()
+	r.hooks = q
+	r.mu.Unlock()
+}
+
 // Acquire returns the stream id (made on first use); Release it when done.
 func (r *Registry) Acquire(id string) *Stream {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e := r.streams[id]
 	if e == nil {
-		e = &entry{s: &Stream{ID: id}}
+		e = &entry{s: &Stream{ID: id, hooks: r.hooks}}
 		r.streams[id] = e
 	}
 	e.refs++
@@ -57,3 +66,7 @@ func (r *Registry) Len() int {
 	defer r.mu.Unlock()
 	return len(r.streams)
 }
+
+// RenditionID is the stream a live stream's WebRTC rendition is published to
+// (webrtc/rendition.go): a key no live stream id takes (ids have no slash).
+func RenditionID(liveStreamID string) string { return liveStreamID + "/webrtc" }

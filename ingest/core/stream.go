@@ -1,7 +1,17 @@
 // Package core is the live edge's stream core (STYLE.md "The live edge"): one Stream per live
-// stream with its publisher's tracks, its readers and what is measured of its input. The protocol
-// packages (srt, webrtc, hls) publish into it and read from it; it knows no protocol's details
-// beyond the RTP packet as the unit readers receive.
+// stream with its publisher's tracks, its readers and what is measured of its input.
+//
+// The path: a publisher — rtmp (conn.go), srt (meter.go) or webrtc (whip.go) — is admitted by
+// the key check and Publishes here (one per stream); RTMP and SRT hand in access units
+// (WriteH264/WriteOpus, units.go: measured, packetized to RTP), WHIP its RTP as received
+// (WritePacket). Readers — WHEP viewers (webrtc/whep.go) — AddReader and get every packet,
+// never blocking the publisher. A source WebRTC viewers cannot be given as is (B-frames, AAC, a
+// watermarked stream) has a second Stream, RenditionID, published by webrtc/rendition.go from the
+// live worker's WebRTC rendition, which WHEP reads instead. The ladder's input (and so the
+// recording) reads every protocol's units from here as a feed (feed.go, ingest/feed: GET /feed);
+// LL-HLS comes back by PUT (hls). The service hears of publishers through the hooks (hooks.go)
+// and drops them with Drop; the input bounds (bound.go, bounds.go) are checked on the way in. The core knows no protocol's details beyond
+// the RTP packet as the unit readers receive.
 package core
 
 import (
@@ -10,6 +20,7 @@ import (
 	"time"
 
 	"github.com/bluenviron/mediacommon/v2/pkg/codecs/h264"
+	"github.com/bluenviron/mediacommon/v2/pkg/codecs/mpeg4audio"
 	"github.com/pion/rtp"
 )
 
@@ -26,6 +37,12 @@ type Track struct {
 	// Fmtp is the codec's SDP format parameters as the publisher negotiated them (WHIP), so
 	// readers can offer the same (an H.264 profile-level-id); empty when unknown.
 	Fmtp string
+	// AAC is an AAC track's configuration (the feed's ADTS headers); Channels an Opus track's.
+	AAC      *mpeg4audio.AudioSpecificConfig
+	Channels int
+	// SPS and PPS are an H.264 track's parameter sets from its configuration (RTMP's sequence
+	// header), put before each keyframe that lacks them (WriteUnit).
+	SPS, PPS []byte
 }
 
 // Reader receives the publisher's RTP packets (track index into Stream.Tracks()). WritePacket
@@ -34,17 +51,35 @@ type Reader interface {
 	WritePacket(track int, pkt *rtp.Packet)
 }
 
+// SessionReader is a reader with a session that may not be connected yet (a WHEP viewer before
+// ICE completes): Health counts it only once connected.
+type SessionReader interface {
+	Session() (id string, connected bool)
+}
+
 // Publisher is what a stream's source offers its readers besides packets.
 type Publisher struct {
-	Protocol string // "srt" | "whip"
+	Protocol string // "rtmp" | "srt" | "whip"
 	Tracks   []Track
 	// RequestKeyframe asks the source for a keyframe (WHIP: a PLI); nil when it cannot.
 	RequestKeyframe func()
+	// Close ends the source's connection (Drop: complete, disable, key reset, the bounds); the
+	// protocol then Unpublishes as for any end. Nil: it cannot be dropped from here.
+	Close func()
+	// Session names this publishing session to the service (the connected/disconnected hooks);
+	// made on Publish when empty.
+	Session string
+
+	endReason string // why it ended, when the edge ended it (Drop); guarded by the Stream's mu
+
+	packetizers map[int]*packetizer // WriteH264's, by track (guarded by the Stream's mu)
+	params      map[int][2][]byte   // the last H.264 SPS and PPS seen, by track (guarded by the Stream's mu)
 }
 
 // Stream is one live stream at the edge.
 type Stream struct {
-	ID string
+	ID    string
+	hooks *hookQueue // the registry's: the service hears of publishers coming and going
 
 	mu      sync.Mutex
 	pub     *Publisher
@@ -52,21 +87,47 @@ type Stream struct {
 	fanout  []Reader // a snapshot of readers, replaced (never changed) on add/remove
 	llhls   int      // LL-HLS renditions being packaged
 	stats   stats
+	// reordered: the publisher's video has B-frames (WriteH264 saw pts ≠ dts).
+	reordered bool
+	// The feed (feed.go): its readers, and the units since the last video keyframe.
+	subs   map[*Subscription]struct{}
+	gop    []*Unit
+	bounds unitBounds
 }
 
 // Publish makes p the stream's source (replacing none: callers admit one publisher per key).
 func (s *Stream) Publish(p *Publisher) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	if p.Session == "" {
+		p.Session = newSessionID()
+	}
 	s.pub = p
 	s.stats = stats{}
+	s.reordered = false
+	s.gop, s.bounds = nil, unitBounds{}
+	s.mu.Unlock()
+	s.hooks.connected(s, p)
 }
 
-// Unpublish removes p (if it is still the source) and drops every reader.
+// TryPublish makes p the source unless the stream has one already (one publisher per stream:
+// an RTMP encoder and a WHIP one on the same key at this edge).
+func (s *Stream) TryPublish(p *Publisher) bool {
+	s.mu.Lock()
+	busy := s.pub != nil
+	s.mu.Unlock()
+	if busy {
+		return false
+	}
+	s.Publish(p)
+	return true
+}
+
+// Unpublish removes p (if it is still the source), ends the feed's readers and drops every
+// RTP reader (returned, for the caller to close); the service hears that the publisher left.
 func (s *Stream) Unpublish(p *Publisher) []Reader {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.pub != p {
+		s.mu.Unlock()
 		return nil
 	}
 	s.pub = nil
@@ -76,7 +137,46 @@ func (s *Stream) Unpublish(p *Publisher) []Reader {
 	}
 	s.readers = map[Reader]struct{}{}
 	s.fanout = nil
+	for sub := range s.subs {
+		s.endSub(sub)
+	}
+	s.gop = nil
+	reason := p.endReason
+	s.mu.Unlock()
+	if reason == "" {
+		reason = "encoder disconnected"
+	}
+	s.hooks.disconnected(s, p, reason)
 	return dropped
+}
+
+// Drop ends the current publisher with reason (the service's DELETE: complete, disable, key
+// reset, delete; or the input bounds); false when there is none or it cannot be ended.
+func (s *Stream) Drop(reason string) bool {
+	s.mu.Lock()
+	p := s.pub
+	if p == nil || p.Close == nil {
+		s.mu.Unlock()
+		return false
+	}
+	if p.endReason == "" {
+		p.endReason = reason
+	}
+	s.mu.Unlock()
+	p.Close()
+	return true
+}
+
+// DropPublisher is Drop for p only (a protocol that found p past the input bounds).
+func (s *Stream) DropPublisher(p *Publisher, reason string) {
+	s.mu.Lock()
+	if p.endReason == "" {
+		p.endReason = reason
+	}
+	s.mu.Unlock()
+	if p.Close != nil {
+		p.Close()
+	}
 }
 
 // SetTracks sets p's tracks once they are known (if p is still the source).
@@ -108,11 +208,11 @@ func (s *Stream) Protocol() string {
 	return s.pub.Protocol
 }
 
-// AddReader registers r, bounded by max readers; it fails without an RTP publisher.
+// AddReader registers r, bounded by max readers; it fails without a publisher of H.264 video.
 func (s *Stream) AddReader(r Reader, max int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.pub == nil || s.pub.Protocol != "whip" {
+	if !s.hasVideo() {
 		return ErrNoPublisher
 	}
 	if len(s.readers) >= max {
@@ -124,6 +224,19 @@ func (s *Stream) AddReader(r Reader, max int) error {
 	s.readers[r] = struct{}{}
 	s.fanout = append(append(make([]Reader, 0, len(s.fanout)+1), s.fanout...), r)
 	return nil
+}
+
+// hasVideo: a publisher with an H.264 track (what RTP readers are given). Callers hold mu.
+func (s *Stream) hasVideo() bool {
+	if s.pub == nil {
+		return false
+	}
+	for _, t := range s.pub.Tracks {
+		if t.Kind == "video" && t.Codec == "h264" {
+			return true
+		}
+	}
+	return false
 }
 
 // RemoveReader unregisters r.
@@ -222,8 +335,14 @@ type Health struct {
 	Audio             *AudioInfo `json:"audio"`
 	BitrateKbps       int        `json:"bitrate_kbps"`
 	KeyframeIntervalS *float64   `json:"keyframe_interval_s"`
-	WHEPViewers       int        `json:"whep_viewers"`
-	LLHLS             bool       `json:"llhls"`
+	// WHEPViewers counts the readers that are connected (a WHEP session from ICE connected);
+	// WHEPSessions are their session ids.
+	WHEPViewers  int      `json:"whep_viewers"`
+	WHEPSessions []string `json:"whep_sessions"`
+	LLHLS        bool     `json:"llhls"`
+	// WebRTCRendition: WHEP is served from the rendition the live worker makes for it (set by
+	// the streams route from the RenditionID stream).
+	WebRTCRendition bool `json:"webrtc_rendition"`
 }
 
 // VideoInfo is the video track as measured (fps from the frames seen, else the SPS's timing).
@@ -244,7 +363,17 @@ func (s *Stream) Health() (Health, bool) {
 	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	h := Health{LLHLS: s.llhls > 0, WHEPViewers: len(s.readers)}
+	h := Health{LLHLS: s.llhls > 0, WHEPSessions: []string{}}
+	for r := range s.readers {
+		if sr, ok := r.(SessionReader); ok {
+			id, connected := sr.Session()
+			if !connected {
+				continue
+			}
+			h.WHEPSessions = append(h.WHEPSessions, id)
+		}
+		h.WHEPViewers++
+	}
 	if s.pub == nil {
 		return h, h.LLHLS
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/bluenviron/mediacommon/v2/pkg/codecs/h264"
 	"github.com/bluenviron/mediacommon/v2/pkg/formats/mpegts"
 
+	"github.com/vidhost/vidhost/ingest/core"
 	"github.com/vidhost/vidhost/ingest/httpapi"
 )
 
@@ -50,7 +51,7 @@ func (s *Server) handleIngest(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	// The tracks first (bounded), then the muxer.
-	probe := &limitedReader{r: r.Body, n: maxProbeBytes}
+	probe := &core.ProbeReader{R: r.Body, N: maxProbeBytes}
 	reader := &mpegts.Reader{R: probe}
 	if err := reader.Initialize(); err != nil {
 		httpapi.Error(w, http.StatusBadRequest, "bad_mpegts", fmt.Sprintf("the body is not MPEG-TS with a program (%v)", err))
@@ -121,7 +122,7 @@ func (s *Server) handleIngest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	log.Printf("hls: %s/%s: ingest started (%d tracks)", ls, name, len(muxer.Tracks))
-	probe.n = -1 // unbounded from now on: a live feed
+	probe.N = -1 // unbounded from now on: a live feed
 	why := "ingest ended"
 	for {
 		if ctx.Err() != nil {
@@ -212,26 +213,6 @@ func (g *guard) close(m *gohlslib.Muxer) {
 		g.closed = true
 		m.Close()
 	}
-}
-
-// limitedReader fails past n bytes (n < 0: unbounded).
-type limitedReader struct {
-	r io.Reader
-	n int64
-}
-
-func (l *limitedReader) Read(p []byte) (int, error) {
-	if l.n == 0 {
-		return 0, errors.New("no MPEG-TS program within the first 4 MB")
-	}
-	if l.n > 0 && int64(len(p)) > l.n {
-		p = p[:l.n]
-	}
-	k, err := l.r.Read(p)
-	if l.n > 0 {
-		l.n -= int64(k)
-	}
-	return k, err
 }
 
 // gapSkipper keeps a rendition alive through frames lost upstream (a WebRTC publisher's packet

@@ -1,5 +1,6 @@
-// Package httpapi is the edge's internal HTTP API (EDGE-CONTRACT.md): no auth of its own, bound
-// to LIVE_EDGE_HTTP_HOST (loopback by default); only the vidhost API and worker reach it.
+// Package httpapi is the edge's internal HTTP API (EDGE-CONTRACT.md): every route but /healthz
+// takes the service's credential (RequireCredential, LIVE_EDGE_SECRET); bound to
+// LIVE_EDGE_HTTP_HOST (loopback by default); only the vidhost API and worker reach it.
 package httpapi
 
 import (

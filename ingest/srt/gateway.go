@@ -2,7 +2,8 @@
 // github.com/datarhei/gosrt: an encoder calls srt://host:LIVE_SRT_PORT with its stream key as
 // the streamid. During the handshake the server asks the media server whether the key may
 // publish; a refused caller is rejected before it sends media. An admitted caller's MPEG-TS is
-// remuxed (no re-encode) by ffmpeg onto the media server's RTMP port under the `srt` app.
+// demuxed (meter.go) and its units published into the stream core, where the feed, WHEP and the
+// other readers take them: no ffmpeg, no second server.
 package srt
 
 import (
@@ -11,8 +12,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"os/exec"
-	"strings"
 	"sync"
 	"time"
 
@@ -128,12 +127,15 @@ func (g *Server) handle(req srt.ConnRequest) {
 	}
 	defer conn.Close()
 	log.Printf("%s: publishing (socket %d)", peer, conn.SocketId())
-	var m *meter
+	var w io.Writer = io.Discard
 	if g.reg != nil && liveStreamID != "" {
-		m = newMeter(g.reg, liveStreamID)
+		m := newMeter(g.reg, liveStreamID, func() { conn.Close() })
 		defer m.close()
+		w = m
+		why = g.copyBounded(conn, w, m)
+	} else {
+		why = g.copyBounded(conn, w, nil)
 	}
-	why = g.forward(conn, key, m)
 	log.Printf("%s: publish ended: %s", peer, why)
 }
 
@@ -165,85 +167,32 @@ func rejection(code string) srt.RejectionReason {
 	return srt.REJX_FORBIDDEN
 }
 
-// remuxArgs: ffmpeg reads the caller's MPEG-TS on stdin (only the pipe protocol and the mpegts
-// demuxer are allowed for it) and copies it onto the media server as RTMP, without re-encoding.
-func remuxArgs(rtmpBase, key string) []string {
-	return []string{
-		"-hide_banner", "-loglevel", "error", "-nostdin",
-		"-protocol_whitelist", "pipe,rtmp,tcp", "-format_whitelist", "mpegts",
-		"-f", "mpegts", "-analyzeduration", "1500000", "-probesize", "2000000", "-i", "pipe:0",
-		"-map", "0:v:0", "-map", "0:a:0?", "-c", "copy",
-		// Each FLV tag goes out as it is muxed, not when ffmpeg's 32 KB output buffer fills.
-		"-flush_packets", "1",
-		"-f", "flv", rtmpBase + "/srt/" + key,
-	}
-}
-
-// forward pipes the caller's data into the remuxer until either side ends; it returns why.
-func (g *Server) forward(conn srt.Conn, key string, m *meter) string {
-	cmd := exec.Command(g.cfg.FFmpeg, remuxArgs(g.cfg.MediaURL, key)...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return err.Error()
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &core.LimitedWriter{W: &stderr, N: 2048}
-	if err := cmd.Start(); err != nil {
-		return fmt.Sprintf("starting ffmpeg: %v", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-
-	readErr := make(chan string, 1)
-	var w io.Writer = stdin
-	if m != nil {
-		w = io.MultiWriter(stdin, m)
-	}
-	go func() { readErr <- g.copyBounded(conn, w) }()
-
-	var why string
-	select {
-	case why = <-readErr:
-		// The caller left (or broke a bound): let ffmpeg flush what it has, then make sure it ends.
-		stdin.Close()
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	case err := <-exited:
-		// The media server refused or dropped the feed (complete, disable, key reset, restart).
-		why = fmt.Sprintf("remuxer ended (%v) %s", err, strings.TrimSpace(stderr.String()))
-		conn.Close()
-		<-readErr
-	}
-	return why
-}
-
 // copyBounded copies the caller's data to w, dropping a caller whose input averages more than
-// maxBitsPerSecond over rateWindow (10 s; SPEC §17's input bounds).
-func (g *Server) copyBounded(conn srt.Conn, w io.Writer) string {
+// maxBitsPerSecond over rateWindow (10 s; SPEC §17's input bounds); m, when not nil, is told why
+// (the disconnected hook's reason).
+func (g *Server) copyBounded(conn srt.Conn, w io.Writer, m *meter) string {
 	buf := make([]byte, 64*1024)
-	window := g.cfg.RateWindow
-	start, bytes := time.Now(), int64(0)
+	bound := core.RateBound{Max: g.cfg.MaxBitsPerSecond, Window: g.cfg.RateWindow}
 	for {
 		n, err := conn.Read(buf)
 		if n > 0 {
-			bytes += int64(n)
-			if el := time.Since(start); el >= window {
-				if bps := bytes * 8 * int64(time.Second) / int64(el); bps > g.cfg.MaxBitsPerSecond {
-					conn.Close()
-					return fmt.Sprintf("input over %d b/s (%d b/s)", g.cfg.MaxBitsPerSecond, bps)
+			if why := bound.Add(n, time.Now()); why != "" {
+				why = "input out of bounds: " + why
+				if m != nil {
+					m.drop(why)
 				}
-				start, bytes = time.Now(), 0
+				conn.Close()
+				return why
 			}
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				conn.Close()
-				return fmt.Sprintf("remuxer input: %v", werr)
+				return fmt.Sprintf("feed: %v", werr)
 			}
 		}
 		if err != nil {
+			if m != nil && m.dropped() != "" {
+				return m.dropped()
+			}
 			if errors.Is(err, io.EOF) {
 				return "caller disconnected"
 			}

@@ -40,7 +40,7 @@ func (f *fakeConn) Close() error { f.closed = true; return nil }
 func TestCopyBoundedCopiesUntilTheCallerLeaves(t *testing.T) {
 	g := &Server{cfg: config.Config{MaxBitsPerSecond: 30_000_000, RateWindow: time.Hour}}
 	var out bytes.Buffer
-	why := g.copyBounded(&fakeConn{chunks: 3}, &out)
+	why := g.copyBounded(&fakeConn{chunks: 3}, &out, nil)
 	if why != "caller disconnected" || out.Len() != 3*64*1024 {
 		t.Fatalf("got %q after %d bytes", why, out.Len())
 	}
@@ -50,8 +50,8 @@ func TestCopyBoundedDropsAFloodingCaller(t *testing.T) {
 	// An endless caller, read as fast as memory copies: far over 30 Mb/s in any window.
 	g := &Server{cfg: config.Config{MaxBitsPerSecond: 30_000_000, RateWindow: 10 * time.Millisecond}}
 	conn := &fakeConn{chunks: -1}
-	why := g.copyBounded(conn, io.Discard)
-	if !strings.HasPrefix(why, "input over 30000000 b/s") || !conn.closed {
+	why := g.copyBounded(conn, io.Discard, nil)
+	if !strings.HasPrefix(why, "input out of bounds: ") || !strings.HasSuffix(why, " Mb/s is over 30 Mb/s") || !conn.closed {
 		t.Fatalf("got %q, closed %v", why, conn.closed)
 	}
 }

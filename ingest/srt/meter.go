@@ -3,15 +3,16 @@ package srt
 import (
 	"io"
 	"sync"
+	"time"
 
 	"github.com/bluenviron/mediacommon/v2/pkg/formats/mpegts"
 
 	"github.com/vidhost/vidhost/ingest/core"
 )
 
-// meter measures an SRT caller's MPEG-TS for the stream core (GET /streams): bytes, tracks,
-// H.264 frames. It reads a copy of the feed in its own goroutine; it never fails the copy (a
-// feed it cannot parse is still counted and forwarded).
+// meter publishes an SRT caller's MPEG-TS into the stream core: bytes, tracks, and its access
+// units (measured, packetized for WHEP viewers, and the feed's units). It reads a copy of the
+// caller's data in its own goroutine; a unit past the input bounds drops the caller (closeConn).
 type meter struct {
 	reg    *core.Registry
 	stream *core.Stream
@@ -20,14 +21,34 @@ type meter struct {
 	pw     *io.PipeWriter
 	done   chan struct{}
 	once   sync.Once
+
+	mu  sync.Mutex
+	why string // why the edge dropped the caller
 }
 
-func newMeter(reg *core.Registry, liveStreamID string) *meter {
-	m := &meter{reg: reg, stream: reg.Acquire(liveStreamID), pub: &core.Publisher{Protocol: "srt"}, done: make(chan struct{})}
+func newMeter(reg *core.Registry, liveStreamID string, closeConn func()) *meter {
+	m := &meter{reg: reg, stream: reg.Acquire(liveStreamID), done: make(chan struct{})}
+	m.pub = &core.Publisher{Protocol: "srt", Close: closeConn}
 	m.stream.Publish(m.pub)
 	m.pr, m.pw = io.Pipe()
 	go m.parse()
 	return m
+}
+
+// drop ends the caller for why (the input bounds).
+func (m *meter) drop(why string) {
+	m.mu.Lock()
+	if m.why == "" {
+		m.why = why
+	}
+	m.mu.Unlock()
+	m.stream.DropPublisher(m.pub, why)
+}
+
+func (m *meter) dropped() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.why
 }
 
 // Write counts p and hands it to the parser (which always drains, so this never blocks for long).
@@ -44,21 +65,45 @@ func (m *meter) parse() {
 	if err := r.Initialize(); err != nil {
 		return
 	}
+	unit := func(u *core.Unit) {
+		if err := m.stream.WriteUnit(m.pub, u); err != nil {
+			m.drop(err.Error())
+		}
+	}
 	var tracks []core.Track
 	for _, t := range r.Tracks() {
-		switch t.Codec.(type) {
+		i := len(tracks)
+		switch c := t.Codec.(type) {
 		case *mpegts.CodecH264:
 			tracks = append(tracks, core.Track{Kind: "video", Codec: "h264"})
-			r.OnDataH264(t, func(_, _ int64, au [][]byte) error {
-				m.stream.RecordVideoFrame(au)
+			// Into the core as RTP (WHEP viewers of an SRT broadcast) and as the feed's units.
+			r.OnDataH264(t, func(pts, dts int64, au [][]byte) error {
+				if err := m.stream.WriteH264(m.pub, i, ticks(pts), ticks(dts), au); err != nil {
+					m.drop(err.Error())
+				}
 				return nil
 			})
 		case *mpegts.CodecH265:
 			tracks = append(tracks, core.Track{Kind: "video", Codec: "h265"})
+			r.OnDataH265(t, func(pts, dts int64, au [][]byte) error {
+				unit(&core.Unit{Track: i, PTS: ticks(pts), DTS: ticks(dts), AU: au})
+				return nil
+			})
 		case *mpegts.CodecMPEG4Audio:
-			tracks = append(tracks, core.Track{Kind: "audio", Codec: "aac"})
+			conf := c.Config
+			tracks = append(tracks, core.Track{Kind: "audio", Codec: "aac", AAC: &conf})
+			r.OnDataMPEG4Audio(t, func(pts int64, aus [][]byte) error {
+				unit(&core.Unit{Track: i, PTS: ticks(pts), DTS: ticks(pts), AU: aus})
+				return nil
+			})
 		case *mpegts.CodecOpus:
-			tracks = append(tracks, core.Track{Kind: "audio", Codec: "opus"})
+			tracks = append(tracks, core.Track{Kind: "audio", Codec: "opus", Channels: c.ChannelCount}) //nolint:staticcheck
+			r.OnDataOpus(t, func(pts int64, packets [][]byte) error {
+				unit(&core.Unit{Track: i, PTS: ticks(pts), DTS: ticks(pts), AU: packets})
+				return nil
+			})
+		default:
+			continue
 		}
 	}
 	m.stream.SetTracks(m.pub, tracks)
@@ -66,6 +111,9 @@ func (m *meter) parse() {
 	for r.Read() == nil {
 	}
 }
+
+// ticks is a 90 kHz MPEG-TS timestamp as a duration.
+func ticks(t int64) time.Duration { return time.Duration(t) * time.Second / 90000 }
 
 func (m *meter) close() {
 	m.once.Do(func() {

@@ -23,7 +23,7 @@ func TestMeterReadsTheCallersFeed(t *testing.T) {
 	}
 	feed, _ := os.ReadFile(ts)
 	reg := core.NewRegistry()
-	m := newMeter(reg, "ls_srt")
+	m := newMeter(reg, "ls_srt", func() {})
 	for i := 0; i < len(feed); i += 1316 {
 		if _, err := m.Write(feed[i:min(i+1316, len(feed))]); err != nil {
 			t.Fatal(err)

@@ -26,6 +26,7 @@ import (
 
 	"github.com/vidhost/vidhost/ingest/config"
 	"github.com/vidhost/vidhost/ingest/core"
+	"github.com/vidhost/vidhost/ingest/feed"
 	"github.com/vidhost/vidhost/ingest/httpapi"
 	"github.com/vidhost/vidhost/ingest/keycheck"
 )
@@ -72,12 +73,10 @@ func loadMedia(t *testing.T) *testMedia {
 		}
 		m := &testMedia{}
 		raw, _ := os.ReadFile(v)
-		var nalus h264.AnnexB
-		if mediaErr = nalus.Unmarshal(raw); mediaErr != nil {
-			return
-		}
+		// Split on start codes here: h264.AnnexB.Unmarshal bounds one access unit's NAL units
+		// (50) and refused the whole 4 s file, so every test that needs media was skipped.
 		var cur [][]byte
-		for _, n := range nalus {
+		for _, n := range splitAnnexB(raw) {
 			cur = append(cur, n)
 			if typ := h264.NALUType(n[0] & 0x1f); typ == h264.NALUTypeIDR || typ == h264.NALUTypeNonIDR {
 				b, _ := h264.AnnexB(cur).Marshal()
@@ -139,28 +138,22 @@ type edge struct {
 	http *httptest.Server
 	kc   *keyCheck
 	cfg  config.Config
-	// capture holds what the republisher's stand-in for ffmpeg received on stdin.
+	// capture holds the feed of ls_test (GET /feed/ls_test, ingest/feed) as a reader got it.
 	capture string
 }
 
-// startEdge runs the WebRTC server on a free loopback UDP port. FFmpeg is a stand-in that keeps
-// its stdin (the MPEG-TS the real ffmpeg would republish) in e.capture.
+// startEdge runs the WebRTC server on a free loopback UDP port, with the feed's route; a reader
+// keeps the first feed of ls_test (the MPEG-TS the live worker's ffmpeg would read) in e.capture.
 func startEdge(t *testing.T, tweak func(*config.Config)) *edge {
 	t.Helper()
 	dir := t.TempDir()
 	e := &edge{kc: newKeyCheck(t), capture: filepath.Join(dir, "republished.ts")}
-	stub := filepath.Join(dir, "ffmpeg")
-	if err := os.WriteFile(stub, []byte("#!/bin/sh\nexec cat > '"+e.capture+"'\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	cfg, err := config.FromEnv(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.WebRTCAddr = "127.0.0.1:0"
 	cfg.CheckURL = e.kc.srv.URL
-	cfg.FFmpeg = stub
-	cfg.MediaURL = "rtmp://127.0.0.1:1"
 	cfg.ICETimeout = 10 * time.Second
 	if tweak != nil {
 		tweak(&cfg)
@@ -171,8 +164,32 @@ func startEdge(t *testing.T, tweak func(*config.Config)) *edge {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.http = httptest.NewServer(httpapi.Handler(append(e.s.Routes(), httpapi.StreamsRoute(e.reg))...))
+	e.http = httptest.NewServer(httpapi.Handler(append(append(e.s.Routes(), feed.Routes(e.reg)...), httpapi.StreamsRoute(e.reg))...))
+	stop := make(chan struct{})
+	go func() { // the first feed of ls_test, read to its end
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			res, err := http.Get(e.http.URL + "/feed/ls_test")
+			if err != nil {
+				continue
+			}
+			if res.StatusCode != http.StatusOK {
+				res.Body.Close()
+				continue
+			}
+			f, _ := os.Create(e.capture)
+			_, _ = io.Copy(f, res.Body)
+			f.Close()
+			res.Body.Close()
+			return
+		}
+	}()
 	t.Cleanup(func() {
+		close(stop)
 		e.http.Close()
 		e.s.Close()
 	})
@@ -333,4 +350,27 @@ func do(t *testing.T, method, url string) int {
 	}
 	res.Body.Close()
 	return res.StatusCode
+}
+
+// splitAnnexB: the NAL units of an Annex-B byte stream (3- or 4-byte start codes).
+func splitAnnexB(b []byte) [][]byte {
+	var out [][]byte
+	start := -1
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == 0 && b[i+1] == 0 && b[i+2] == 1 {
+			if start >= 0 {
+				end := i
+				if end > start && b[end-1] == 0 {
+					end--
+				}
+				out = append(out, b[start:end])
+			}
+			start = i + 3
+			i += 2
+		}
+	}
+	if start >= 0 && start < len(b) {
+		out = append(out, b[start:])
+	}
+	return out
 }

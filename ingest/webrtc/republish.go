@@ -1,60 +1,31 @@
 package webrtc
 
 import (
-	"bufio"
-	"fmt"
-	"io"
-	"os/exec"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/bluenviron/mediacommon/v2/pkg/codecs/h264"
-	"github.com/bluenviron/mediacommon/v2/pkg/formats/mpegts"
 	"github.com/pion/rtp"
 	"github.com/pion/rtp/codecs"
 	pion "github.com/pion/webrtc/v4"
 	"github.com/pion/webrtc/v4/pkg/media/samplebuilder"
 
-	"github.com/vidhost/vidhost/ingest/config"
 	"github.com/vidhost/vidhost/ingest/core"
 )
 
-// republishArgs: ffmpeg reads MPEG-TS (H.264 + Opus) on stdin (only the pipe protocol and the
-// mpegts demuxer are allowed for it), copies the video, encodes the audio to AAC and publishes
-// onto the media server as RTMP under the `whip` app.
-func republishArgs(mediaURL, key string, audio bool) []string {
-	args := []string{
-		"-hide_banner", "-loglevel", "error", "-nostdin",
-		"-protocol_whitelist", "pipe,rtmp,tcp", "-format_whitelist", "mpegts",
-		"-f", "mpegts", "-analyzeduration", "1000000", "-probesize", "1000000", "-fflags", "+nobuffer", "-i", "pipe:0",
-		"-map", "0:v:0", "-c:v", "copy",
-	}
-	if audio {
-		args = append(args, "-map", "0:a:0", "-c:a", "aac", "-b:a", "128k", "-ar", "48000")
-	}
-	// -flush_packets 1: each FLV tag goes out as it is muxed, not when 32 KB have gathered
-	// (seconds, at a webcam's bitrate).
-	return append(args, "-flush_packets", "1", "-f", "flv", mediaURL+"/whip/"+key)
-}
-
-// republisher turns the publisher's RTP into MPEG-TS on ffmpeg's stdin.
+// republisher turns the WHIP publisher's RTP into the stream core's units (the feed the ladder
+// reads, core.WriteUnit): H.264 access units rebuilt from the RTP (starting on a keyframe) and
+// Opus packets, timestamped from the publisher's RTP clocks. It never blocks on a reader.
 type republisher struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	exited chan string
-	waited chan struct{} // closed once ffmpeg has exited
+	stream *core.Stream // nil: no live stream id, nothing to publish
+	pub    *core.Publisher
 
 	mu      sync.Mutex
-	bw      *bufio.Writer
-	w       *mpegts.Writer
-	tsTrack map[int]*mpegts.Track
 	builder map[int]*samplebuilder.SampleBuilder
 	clock   map[int]*clock
 	t0      time.Time
 	started bool // a keyframe was written: the feed starts there
 	lastKey time.Time
-	failed  error
 	stopped bool
 }
 
@@ -77,70 +48,39 @@ func (c *clock) pts(ts uint32, now, t0 time.Time) int64 {
 	return c.offset + c.ext*90000/c.rate
 }
 
-func startRepublisher(cfg config.Config, key string, tracks []*pion.TrackRemote) (*republisher, error) {
-	r := &republisher{exited: make(chan string, 1), waited: make(chan struct{}), tsTrack: map[int]*mpegts.Track{}, builder: map[int]*samplebuilder.SampleBuilder{}, clock: map[int]*clock{}, t0: time.Now()}
-	var tsTracks []*mpegts.Track
+func newRepublisher(tracks []*pion.TrackRemote) *republisher {
+	r := &republisher{builder: map[int]*samplebuilder.SampleBuilder{}, clock: map[int]*clock{}, t0: time.Now()}
 	audio := false
 	for i, t := range tracks {
-		var tt *mpegts.Track
 		if t.Kind() == pion.RTPCodecTypeVideo {
-			tt = &mpegts.Track{Codec: &mpegts.CodecH264{}}
 			r.builder[i] = samplebuilder.New(256, &codecs.H264Packet{}, 90000, samplebuilder.WithMaxTimeDelay(time.Second))
 			r.clock[i] = &clock{rate: 90000}
-		} else {
-			if audio {
-				continue
-			}
+		} else if !audio {
 			audio = true
-			ch := int(t.Codec().Channels)
-			if ch < 1 {
-				ch = 2
-			}
-			tt = &mpegts.Track{Codec: &mpegts.CodecOpus{ChannelCount: ch}}
 			r.clock[i] = &clock{rate: 48000}
 		}
-		r.tsTrack[i] = tt
-		tsTracks = append(tsTracks, tt)
 	}
-	r.cmd = exec.Command(cfg.FFmpeg, republishArgs(cfg.MediaURL, key, audio)...)
-	stdin, err := r.cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	r.stdin = stdin
-	var stderr strings.Builder
-	r.cmd.Stderr = &core.LimitedWriter{W: &stderr, N: 2048}
-	if err := r.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting ffmpeg: %v", err)
-	}
-	go func() {
-		err := r.cmd.Wait()
-		r.exited <- fmt.Sprintf("%v %s", err, strings.TrimSpace(stderr.String()))
-		close(r.waited)
-	}()
-	r.bw = bufio.NewWriterSize(stdin, 64*1024)
-	r.w = &mpegts.Writer{W: r.bw, Tracks: tsTracks}
-	if err := r.w.Initialize(); err != nil {
-		r.stop()
-		return nil, err
-	}
-	return r, nil
+	return r
 }
 
-// writeVideo pushes one H.264 RTP packet; it returns each access unit completed (for the stats).
+func dur(ticks90k int64) time.Duration { return time.Duration(ticks90k) * time.Second / 90000 }
+
+// writeVideo pushes one H.264 RTP packet; it returns the last access unit completed (for the
+// stats). The units are handed to the core outside the lock.
 func (r *republisher) writeVideo(i int, pkt *rtp.Packet) [][]byte {
+	var units []*core.Unit
+	var last [][]byte
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	b := r.builder[i]
-	if b == nil || r.failed != nil || r.stopped {
+	if b == nil || r.stopped {
+		r.mu.Unlock()
 		return nil
 	}
 	b.Push(pkt)
-	var last [][]byte
 	for {
 		smp := b.Pop()
 		if smp == nil {
-			return last
+			break
 		}
 		var au h264.AnnexB
 		if err := au.Unmarshal(smp.Data); err != nil || len(au) == 0 {
@@ -156,13 +96,22 @@ func (r *republisher) writeVideo(i int, pkt *rtp.Packet) [][]byte {
 			}
 			r.started = true
 		}
-		pts := r.clock[i].pts(smp.PacketTimestamp, time.Now(), r.t0)
-		if err := r.w.WriteH264(r.tsTrack[i], pts, pts, au); err != nil {
-			r.failed = err
-			return last
-		}
-		if err := r.bw.Flush(); err != nil {
-			r.failed = err
+		pts := dur(r.clock[i].pts(smp.PacketTimestamp, time.Now(), r.t0))
+		units = append(units, &core.Unit{Track: i, PTS: pts, DTS: pts, AU: au})
+	}
+	r.mu.Unlock()
+	r.publish(units)
+	return last
+}
+
+func (r *republisher) publish(units []*core.Unit) {
+	if r.stream == nil {
+		return
+	}
+	for _, u := range units {
+		if err := r.stream.WriteUnit(r.pub, u); err != nil {
+			r.stream.DropPublisher(r.pub, err.Error())
+			return
 		}
 	}
 }
@@ -185,36 +134,22 @@ func (r *republisher) sinceKeyframe() time.Duration {
 // writeAudio pushes one Opus RTP packet (one Opus packet per RTP packet).
 func (r *republisher) writeAudio(i int, pkt *rtp.Packet) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	tt := r.tsTrack[i]
-	if tt == nil || r.failed != nil || r.stopped || len(pkt.Payload) == 0 {
-		return
-	}
-	pts := r.clock[i].pts(pkt.Timestamp, time.Now(), r.t0)
-	if !r.started {
-		return
-	}
-	if err := r.w.WriteOpus(tt, pts, [][]byte{pkt.Payload}); err != nil {
-		r.failed = err
-	}
-}
-
-// stop ends ffmpeg's input, lets it flush briefly, then makes sure it ends.
-func (r *republisher) stop() {
-	r.mu.Lock()
-	if r.stopped {
+	c := r.clock[i]
+	if c == nil || r.stopped || len(pkt.Payload) == 0 || r.builder[i] != nil {
 		r.mu.Unlock()
 		return
 	}
-	r.stopped = true
-	_ = r.bw.Flush()
+	pts := c.pts(pkt.Timestamp, time.Now(), r.t0)
+	started := r.started
 	r.mu.Unlock()
-	_ = r.stdin.Close()
-	go func() {
-		select {
-		case <-r.waited:
-		case <-time.After(5 * time.Second):
-			_ = r.cmd.Process.Kill()
-		}
-	}()
+	if started {
+		r.publish([]*core.Unit{{Track: i, PTS: dur(pts), DTS: dur(pts), AU: [][]byte{append([]byte(nil), pkt.Payload...)}}})
+	}
+}
+
+// stop ends the republishing.
+func (r *republisher) stop() {
+	r.mu.Lock()
+	r.stopped = true
+	r.mu.Unlock()
 }

@@ -2,6 +2,7 @@ package webrtc
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 
 	"github.com/pion/sdp/v3"
@@ -66,4 +67,39 @@ func checkOffer(raw string, publish bool) error {
 		return &offerError{"unsupported_codec", "the audio must be Opus"}
 	}
 	return nil
+}
+
+// dropPrivateCandidates removes the offer's ICE candidates the edge must not send connectivity
+// checks to (SPEC §22 abuse bounds): loopback, link-local, private (RFC 1918, ULA), unspecified
+// and multicast addresses, and names (mDNS `.local` or any other: the edge resolves none).
+// Without this an offer could aim the edge's STUN at 64 of the machine's own ports (red team:
+// 192 packets in 10 s). A peer whose only candidates are dropped still connects: its own checks
+// reach the edge and are answered (a peer-reflexive candidate). It returns how many it dropped.
+func dropPrivateCandidates(raw string) (string, int) {
+	lines := strings.SplitAfter(raw, "\n")
+	out := make([]string, 0, len(lines))
+	dropped := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, "a=candidate:") && !publicCandidate(l) {
+			dropped++
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, ""), dropped
+}
+
+// publicCandidate: an a=candidate line (RFC 8839: foundation component transport priority
+// address port typ …) whose address is a public unicast IP.
+func publicCandidate(line string) bool {
+	f := strings.Fields(strings.TrimPrefix(line, "a=candidate:"))
+	if len(f) < 6 {
+		return false
+	}
+	ip, err := netip.ParseAddr(f[4])
+	if err != nil {
+		return false
+	}
+	ip = ip.Unmap()
+	return !(ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsPrivate() || ip.IsUnspecified() || ip.IsMulticast() || ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast())
 }

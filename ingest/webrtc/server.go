@@ -44,6 +44,8 @@ type Server struct {
 	udp   net.PacketConn
 	mux   ice.UDPMux
 	api   *pion.API
+	// offers bounds WHEP offers per client address.
+	offers *offerLimiter
 
 	mu         sync.Mutex
 	publishers map[string]*publisher // by stream key (admitted or being checked)
@@ -60,7 +62,7 @@ func Listen(cfg config.Config, check *keycheck.Client, reg *core.Registry) (*Ser
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, check: check, reg: reg, udp: udp, publishers: map[string]*publisher{}, sessions: map[string]session{}}
+	s := &Server{cfg: cfg, check: check, reg: reg, udp: udp, publishers: map[string]*publisher{}, sessions: map[string]session{}, offers: newOfferLimiter(cfg.WHEPOfferBurst, cfg.WHEPOffersPerSecond)}
 	s.mux = pion.NewICEUDPMux(nil, udp)
 	se := pion.SettingEngine{}
 	se.SetICEUDPMux(s.mux)
@@ -123,6 +125,7 @@ func (s *Server) Routes() []httpapi.Route {
 		{Pattern: "POST /whep/{stream}", Handler: s.handleWHEP},
 		{Pattern: "DELETE /whep/{stream}/{session}", Handler: s.handleDelete("whep")},
 		{Pattern: "PATCH /whep/{stream}/{session}", Handler: notSupported},
+		{Pattern: "PUT /webrtc/{ls}/ingest", Handler: s.handleRenditionIngest},
 	}
 }
 
@@ -136,7 +139,7 @@ func (s *Server) handleDelete(kind string) http.HandlerFunc {
 		case *publisher:
 			ok = kind == "whip" && p.key == r.PathValue("key")
 		case *viewer:
-			ok = kind == "whep" && p.stream.ID == r.PathValue("stream")
+			ok = kind == "whep" && (p.stream.ID == r.PathValue("stream") || p.stream.ID == core.RenditionID(r.PathValue("stream")))
 		}
 		s.mu.Unlock()
 		if !ok {
@@ -205,6 +208,16 @@ func readOffer(w http.ResponseWriter, r *http.Request) (string, bool) {
 		return "", false
 	}
 	return string(body), true
+}
+
+// screenCandidates drops the offer's loopback, link-local and private candidates unless
+// LIVE_WEBRTC_ALLOW_PRIVATE_CANDIDATES is on (config.Config.AllowPrivateCandidates).
+func (s *Server) screenCandidates(offer string) string {
+	if s.cfg.AllowPrivateCandidates {
+		return offer
+	}
+	out, _ := dropPrivateCandidates(offer)
+	return out
 }
 
 func newID() string {

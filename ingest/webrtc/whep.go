@@ -2,7 +2,9 @@ package webrtc
 
 import (
 	"errors"
+	"math"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -30,6 +32,12 @@ type viewer struct {
 }
 
 func (s *Server) handleWHEP(w http.ResponseWriter, r *http.Request) {
+	// Before any work: an address past its offers' bucket is told when to come back.
+	if ok, wait := s.offers.take(clientOf(r), time.Now()); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		httpapi.Error(w, http.StatusTooManyRequests, "too_many_offers", "too many WHEP offers from this address; retry after Retry-After seconds")
+		return
+	}
 	offer, ok := readOffer(w, r)
 	if !ok {
 		return
@@ -39,7 +47,13 @@ func (s *Server) handleWHEP(w http.ResponseWriter, r *http.Request) {
 		httpapi.Error(w, http.StatusBadRequest, oe.code, oe.message)
 		return
 	}
-	id := r.PathValue("stream")
+	offer = s.screenCandidates(offer)
+	id, err := s.whepSource(r.PathValue("stream"), r.URL.Query().Get("rendition") == "required")
+	if err != nil { // rendition.go: the picture must come from a rendition not yet started
+		w.Header().Set("Retry-After", "1")
+		httpapi.Error(w, http.StatusServiceUnavailable, "rendition_pending", err.Error())
+		return
+	}
 	stream := s.reg.Acquire(id)
 	v := &viewer{s: s, id: newID(), stream: stream, done: make(chan struct{}), connected: make(chan struct{})}
 	answer, status, err := v.start(offer)
@@ -68,7 +82,7 @@ func (s *Server) handleWHEP(w http.ResponseWriter, r *http.Request) {
 		s.dropSession(v.id)
 	}
 	w.Header().Set("Content-Type", "application/sdp")
-	w.Header().Set("Location", "/whep/"+id+"/"+v.id)
+	w.Header().Set("Location", "/whep/"+r.PathValue("stream")+"/"+v.id)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusCreated)
 	_, _ = w.Write([]byte(answer))
@@ -76,8 +90,10 @@ func (s *Server) handleWHEP(w http.ResponseWriter, r *http.Request) {
 
 // start negotiates and registers the viewer with the stream (404 no WebRTC source, 429 full).
 func (v *viewer) start(offer string) (string, int, error) {
+	// Any publisher with H.264 video (WHIP, RTMP, SRT: all publish into the core); audio only
+	// when it is Opus (an RTMP/SRT source's AAC is not sent: WebRTC has no AAC).
 	src := v.stream.Tracks()
-	if v.stream.Protocol() != "whip" || len(src) == 0 {
+	if !webrtcVideo(src) {
 		return "", http.StatusNotFound, errors.New("the stream has no live WebRTC source")
 	}
 	pc, err := v.s.api.NewPeerConnection(pion.Configuration{})
@@ -96,6 +112,9 @@ func (v *viewer) start(offer string) (string, int, error) {
 	}
 	v.tracks = make([]*pion.TrackLocalStaticRTP, len(src))
 	for i, t := range src {
+		if !carried(t) {
+			continue
+		}
 		var c pion.RTPCodecCapability
 		// The publisher's own format parameters (its H.264 profile), so the viewer's decoder is
 		// told what it gets.
@@ -164,6 +183,31 @@ func (v *viewer) start(offer string) (string, int, error) {
 		}
 	}()
 	return pc.LocalDescription().SDP, http.StatusCreated, nil
+}
+
+// Session is the viewer's session id and whether its ICE completed: the edge's stats count a
+// viewer from then (GET /streams/{id} whep_viewers and whep_sessions), as the API's analytics do.
+func (v *viewer) Session() (string, bool) {
+	select {
+	case <-v.connected:
+		return v.id, true
+	default:
+		return v.id, false
+	}
+}
+
+// carried: a track WebRTC viewers are given as is (H.264 video, Opus audio).
+func carried(t core.Track) bool {
+	return (t.Kind == "video" && t.Codec == "h264") || (t.Kind == "audio" && t.Codec == "opus")
+}
+
+func webrtcVideo(src []core.Track) bool {
+	for _, t := range src {
+		if t.Kind == "video" && t.Codec == "h264" {
+			return true
+		}
+	}
+	return false
 }
 
 // WritePacket is the stream core's fan-out: never blocks on the network (UDP writes).

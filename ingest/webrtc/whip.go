@@ -3,6 +3,7 @@ package webrtc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -56,6 +57,7 @@ func (s *Server) handleWHIP(w http.ResponseWriter, r *http.Request) {
 		httpapi.Error(w, http.StatusBadRequest, oe.code, oe.message)
 		return
 	}
+	offer = s.screenCandidates(offer)
 	// One publisher per key at this edge, and a bound on publishers at once.
 	s.mu.Lock()
 	switch {
@@ -230,21 +232,17 @@ func (p *publisher) run() {
 	var ct []core.Track
 	hasVideo := false
 	for _, t := range tracks {
-		kind, codec := "audio", "opus"
+		kind, codec, ch := "audio", "opus", int(t.Codec().Channels)
 		if t.Kind() == pion.RTPCodecTypeVideo {
-			kind, codec, hasVideo = "video", "h264", true
+			kind, codec, ch, hasVideo = "video", "h264", 0, true
 		}
-		ct = append(ct, core.Track{Kind: kind, Codec: codec, Fmtp: t.Codec().SDPFmtpLine})
+		ct = append(ct, core.Track{Kind: kind, Codec: codec, Fmtp: t.Codec().SDPFmtpLine, Channels: ch})
 	}
 	if !hasVideo {
 		p.close("no video arrived")
 		return
 	}
-	rp, err := startRepublisher(p.s.cfg, p.key, tracks)
-	if err != nil {
-		p.close(err.Error())
-		return
-	}
+	rp := newRepublisher(tracks)
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -252,7 +250,8 @@ func (p *publisher) run() {
 		return
 	}
 	p.republish = rp
-	p.pub = &core.Publisher{Protocol: "whip", Tracks: ct, RequestKeyframe: p.requestKeyframe}
+	p.pub = &core.Publisher{Protocol: "whip", Tracks: ct, RequestKeyframe: p.requestKeyframe, Close: func() { go p.close("dropped by the edge") }}
+	rp.stream, rp.pub = p.stream, p.pub
 	p.mu.Unlock()
 	if p.stream != nil {
 		p.stream.Publish(p.pub)
@@ -273,10 +272,6 @@ func (p *publisher) run() {
 	for {
 		select {
 		case <-p.done:
-			return
-		case err := <-rp.exited:
-			// The media server refused or dropped the feed (complete, disable, key reset, restart).
-			p.close("republisher ended: " + err)
 			return
 		case <-tick.C:
 			if rp.sinceKeyframe() >= maxGOP {
@@ -316,6 +311,9 @@ func (p *publisher) readTrack(i int, t *pion.TrackRemote, rp *republisher) {
 		bytes += int64(n)
 		if el := time.Since(start); el >= window {
 			if bps := bytes * 8 * int64(time.Second) / int64(el); bps > p.s.cfg.MaxBitsPerSecond {
+				if p.stream != nil && p.pub != nil {
+					p.stream.DropPublisher(p.pub, fmt.Sprintf("input out of bounds: %d Mb/s is over %d Mb/s", (bps+500_000)/1_000_000, p.s.cfg.MaxBitsPerSecond/1_000_000))
+				}
 				p.close("input over the bitrate bound")
 				return
 			}

@@ -1,25 +1,22 @@
-import type { Db } from '../db';
+// Drop control (SPEC §17, §22): complete, disable, a key reset, a delete and the workflow's own
+// ends close the encoder publishing to a stream, whatever protocol it arrived by. The live edge is
+// the only ingest: it is asked directly (an authenticated `DELETE /streams/{ls}/publisher` on its
+// internal API, lib/live/edge.ts); it ends the publisher and reports the disconnect, with this
+// reason, through the hooks (lib/live/ingest.ts).
+import type { Config } from '../config';
+import { EdgeUnreachable, edgeRequest } from './edge';
 
-/** The channel the media server listens on for "drop this encoder" (complete, disable, delete, bounds). */
-export const LIVE_CONTROL_CHANNEL = 'vidhost_live';
-
-export interface DropMessage {
-  action: 'drop';
-  liveStreamId: string;
-  reason: string;
-}
-
-/** Tells every media server process to close the encoder publishing to this stream, if any. */
-export async function dropEncoder(db: Db, liveStreamId: string, reason: string): Promise<void> {
-  const msg: DropMessage = { action: 'drop', liveStreamId, reason };
-  await db.raw('select pg_notify(?, ?)', [LIVE_CONTROL_CHANNEL, JSON.stringify(msg)]);
-}
-
-export function parseDrop(payload: string): DropMessage | null {
+/**
+ * Tells the edge to close the encoder publishing to this stream, if any. True when one was
+ * dropped; false when the edge has none (or did not answer: then it has no encoder it can keep
+ * either way once it is back — publishers do not survive an edge restart).
+ */
+export async function dropEncoder(config: Config, liveStreamId: string, reason: string): Promise<boolean> {
   try {
-    const m = JSON.parse(payload);
-    return m?.action === 'drop' && typeof m.liveStreamId === 'string' ? { action: 'drop', liveStreamId: m.liveStreamId, reason: String(m.reason ?? '') } : null;
-  } catch {
-    return null;
+    const a = await edgeRequest(config, 'DELETE', `/streams/${encodeURIComponent(liveStreamId)}/publisher?reason=${encodeURIComponent(reason.slice(0, 200))}`, { timeoutMs: 5000 });
+    return a.status === 200;
+  } catch (err) {
+    if (err instanceof EdgeUnreachable) return false;
+    throw err;
   }
 }

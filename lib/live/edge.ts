@@ -1,6 +1,7 @@
-// The live edge's internal HTTP API (ingest/, `vidhost-edge`; /work/shared EDGE-CONTRACT): WHIP,
-// WHEP, LL-HLS and stream stats. It has no auth of its own, so only the API (after its key, token,
-// visibility and restriction checks) and the live workers call it, at LIVE_EDGE_INTERNAL_URL.
+// The live edge's internal HTTP API (ingest/, `vidhost-edge`; ingest/EDGE-CONTRACT.md): WHIP, WHEP, LL-HLS
+// and stream stats. Every call carries the service's credential (`Authorization: Bearer
+// LIVE_EDGE_SECRET`, edgeHeaders); only the API (after its key, token, visibility and restriction
+// checks) and the live workers call it, at LIVE_EDGE_INTERNAL_URL.
 import { Readable } from 'node:stream';
 import type { Config } from '../config';
 
@@ -29,13 +30,22 @@ async function boundedText(res: Response, max: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function call(config: Config, method: string, path: string, o: { body?: string; contentType?: string; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<Response> {
+/** An edge request's options; `headers` are added to the credential (e.g. the viewer's address on a WHEP offer). */
+interface CallOptions {
+  body?: string;
+  contentType?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+async function call(config: Config, method: string, path: string, o: CallOptions = {}): Promise<Response> {
   const signals = [AbortSignal.timeout(o.timeoutMs ?? 10_000), ...(o.signal ? [o.signal] : [])];
   try {
     return await fetch(`${config.live.edgeInternalUrl}${path}`, {
       method,
       body: o.body,
-      headers: o.contentType ? { 'content-type': o.contentType } : undefined,
+      headers: { ...o.headers, ...edgeHeaders(config), ...(o.contentType ? { 'content-type': o.contentType } : {}) },
       signal: AbortSignal.any(signals),
       redirect: 'manual',
     });
@@ -44,11 +54,20 @@ async function call(config: Config, method: string, path: string, o: { body?: st
   }
 }
 
+/** The edge's credential, as request headers. */
+export const edgeHeaders = (config: Config): Record<string, string> => ({ authorization: `Bearer ${config.live.edgeSecret}` });
+
+/** The same for ffmpeg's `headers` option (CRLF-terminated lines). */
+export const edgeHeaderLines = (config: Config): string => `Authorization: Bearer ${config.live.edgeSecret}\r\n`;
+
 /** Where a live worker's ffmpeg PUTs a rung's MPEG-TS for the edge's LL-HLS packager. */
 export const edgeIngestUrl = (config: Config, liveStreamId: string, rung: string) => `${config.live.edgeInternalUrl}/hls/${liveStreamId}/${rung}/ingest`;
 
+/** Where a live worker's ffmpeg PUTs the WebRTC rendition (lib/live/webrtc.ts) for the edge's WHEP. */
+export const edgeWebrtcIngestUrl = (config: Config, liveStreamId: string) => `${config.live.edgeInternalUrl}/webrtc/${liveStreamId}/ingest`;
+
 /** One request whose whole (bounded) answer is read. */
-export async function edgeRequest(config: Config, method: string, path: string, o: { body?: string; contentType?: string; timeoutMs?: number } = {}): Promise<EdgeAnswer> {
+export async function edgeRequest(config: Config, method: string, path: string, o: Omit<CallOptions, 'signal'> = {}): Promise<EdgeAnswer> {
   const res = await call(config, method, path, o);
   return { status: res.status, headers: res.headers, text: await boundedText(res, MAX_ANSWER_BYTES) };
 }
@@ -69,6 +88,9 @@ export function edgeError(a: EdgeAnswer): { code?: string; message?: string } {
   }
 }
 
+/** The header that names the viewer's address on a WHEP offer: the edge's per-address offer bucket (ingest/webrtc/offerlimit.go). */
+export const EDGE_CLIENT_HEADER = 'x-vidhost-client';
+
 /** What the edge itself sees of a stream (GET /streams/{ls}); null when it has no such stream. */
 export interface EdgeStreamStats {
   protocol: 'rtmp' | 'srt' | 'whip';
@@ -76,8 +98,13 @@ export interface EdgeStreamStats {
   audio: { codec: string } | null;
   bitrate_kbps: number;
   keyframe_interval_s: number | null;
+  /** WHEP sessions whose ICE completed (a session is a viewer from then, not from its 201). */
   whep_viewers: number;
+  /** Their session ids (an older edge sends none). */
+  whep_sessions?: string[];
   llhls: boolean;
+  /** WHEP is served from the worker's WebRTC rendition (absent from older edges). */
+  webrtc_rendition?: boolean;
 }
 
 export async function edgeStreamStats(config: Config, liveStreamId: string, timeoutMs = 1500): Promise<EdgeStreamStats | null> {

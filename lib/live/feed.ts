@@ -1,22 +1,25 @@
-// The live worker's side of a broadcast: reading the feed from the media server with ffprobe and
+// The live worker's side of a broadcast: reading the feed from the live edge with ffprobe and
 // ffmpeg, both in the media sandbox (bubblewrap + rlimits) with the protocol and format
-// allow-lists. The one exception to the sandbox's "no network": the input is the media server's
-// RTMP URL, so the sandbox keeps the network namespace (as for an S3 input); the allow-lists
-// limit ffmpeg to rtmp over tcp and the FLV demuxer.
+// allow-lists. The one exception to the sandbox's "no network": the input is the edge's
+// `GET /feed/{ls}` (MPEG-TS over chunked HTTP, with the edge's credential; ingest/feed), so the
+// sandbox keeps the network namespace (as for an S3 input); the allow-lists limit ffmpeg to http
+// over tcp and the MPEG-TS demuxer.
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Config } from '../config';
 import { detectPrlimit, resolveSandbox, rlimitsFor, runFfprobe, sandboxedCommand, type SandboxSpec } from '../media';
-import type { FeedInfo } from './ladder';
-import { internalPath, signMediaPath } from './keys';
+import { edgeHeaderLines } from './edge';
+import { type FeedInfo, feedInputArgs } from './ladder';
 
 const tool = (name: string) => (name.includes('/') ? path.resolve(name) : name);
 
-/** The signed URL a live worker plays a broadcast from (by stream id: the key never leaves the media server). */
+/** Where a live worker reads a broadcast (by stream id, whatever protocol it arrived by); it takes the edge's credential (feedHeaders). */
 export function feedUrl(config: Config, liveStreamId: string): string {
-  const p = internalPath(liveStreamId);
-  return `${config.live.mediaInternalUrl}${p}?sign=${signMediaPath(p, config.live.mediaSecret)}`;
+  return `${config.live.edgeInternalUrl}/feed/${encodeURIComponent(liveStreamId)}`;
 }
+
+/** The feed's request headers, for ffmpeg's `-headers`. */
+export const feedHeaders = (config: Config): string => edgeHeaderLines(config);
 
 async function spec(config: Config, toolPath: string, input: string, wallSeconds: number, outputDir?: string): Promise<SandboxSpec> {
   const sandbox = await resolveSandbox(config.media.sandbox);
@@ -35,7 +38,7 @@ async function spec(config: Config, toolPath: string, input: string, wallSeconds
 export async function probeFeed(config: Config, url: string, signal?: AbortSignal): Promise<FeedInfo> {
   const ffprobe = tool(config.media.ffprobePath);
   const out = await runFfprobe(
-    ['-v', 'error', '-rw_timeout', '5000000', '-protocol_whitelist', 'rtmp,tcp', '-format_whitelist', 'flv,live_flv', '-analyzeduration', '1500000', '-probesize', '2000000', '-print_format', 'json', '-show_format', '-show_streams', url],
+    ['-v', 'error', ...feedInputArgs(feedHeaders(config)), '-analyzeduration', '1500000', '-probesize', '2000000', '-print_format', 'json', '-show_format', '-show_streams', url],
     { ffprobePath: ffprobe, sandbox: await spec(config, ffprobe, url, 30), timeoutMs: 20_000, signal, maxStdout: 1024 * 1024 },
   );
   const j = JSON.parse(out) as { streams?: Array<Record<string, string | number>>; format?: Record<string, string> };
@@ -51,6 +54,7 @@ export async function probeFeed(config: Config, url: string, signal?: AbortSigna
     height: Number(v?.height ?? 0),
     fps: fps && Number.isFinite(fps) ? fps : null,
     bitrate,
+    bFrames: Number(v?.has_b_frames ?? 0) > 0,
   };
 }
 
@@ -61,9 +65,11 @@ export async function startLiveFfmpeg(
   url: string,
   dir?: string,
   onStdout?: (chunk: string) => void,
+  /** Files ffmpeg reads besides the feed (the watermark image, SPEC §24): bound read-only into the sandbox. */
+  inputs: string[] = [],
 ): Promise<{ child: ChildProcess; exited: Promise<{ code: number | null; stderr: string }>; stop: () => void }> {
   const ffmpeg = tool(config.media.ffmpegPath);
-  const { command, args: argv } = sandboxedCommand(await spec(config, ffmpeg, url, 13 * 3600, dir), args);
+  const { command, args: argv } = sandboxedCommand({ ...(await spec(config, ffmpeg, url, 13 * 3600, dir)), inputs }, args);
   // Niceness 0 (unlike VOD runs, MEDIA_FFMPEG_NICE): a live encode comes first on a shared machine.
   const child = spawn(command, argv, { stdio: ['pipe', onStdout ? 'pipe' : 'ignore', 'pipe'] });
   if (onStdout) {

@@ -1,7 +1,7 @@
-// Which encoder may publish (SPEC §17, §22): one check for every ingest. The RTMP side runs it as
-// node-media-server announces a publisher; the live edge (ingest/, SRT and WHIP) asks it over
-// loopback HTTP during the SRT handshake or the WHIP offer, so a refused caller is rejected before
-// it sends media.
+// Which encoder may publish (SPEC §17, §22): one check for every ingest. The live edge (ingest/,
+// `vidhost-edge`, the only ingest: RTMP, SRT and WHIP) asks it over loopback HTTP as an RTMP
+// encoder publishes, during the SRT handshake or the WHIP offer, so a refused caller is rejected
+// before it sends media. The same server takes the edge's hooks (lib/live/ingest.ts).
 import http from 'node:http';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
@@ -14,10 +14,10 @@ export type RefusalCode = 'bad_key' | 'unknown' | 'disabled' | 'busy' | 'plan_li
 export type KeyCheck = { ok: true; stream: { id: string; workspace_id: string } } | { ok: false; code: RefusalCode; why: string };
 
 /**
- * How long a reservation made at the key check holds on its own: from there the media server's
+ * How long a reservation made at the key check holds on its own: from there the hooks'
  * `encoder_session` (set as the encoder is admitted) and the broadcast's recording
  * (`active_video_id`, set as the workflow starts it, cleared at idle) hold the slot. An SRT caller
- * that passed the gateway's check but never reached the media server frees it after this.
+ * that passed the check but never published (no connected hook) frees it after this.
  */
 export const RESERVATION_SECONDS = 30;
 
@@ -81,14 +81,49 @@ export function parseCheckBody(body: string): { key: string; app: IngestApp | nu
   }
 }
 
+/** A hook's answer: status and JSON body. */
+export interface HookAnswer {
+  status: number;
+  body?: unknown;
+}
+
+/** The edge's other calls next to the check: `POST /connected`, `POST /disconnected` (JSON bodies). */
+export type Hooks = Record<string, (body: unknown) => Promise<HookAnswer>>;
+
 /**
  * `POST /check` with `{"key","app"}` as the body → 200 `{"live_stream_id","workspace_id"}`
  * (the bare key as the body, the SRT gateway's original form → 204), or 403 `{"code","reason"}`. Loopback only
  * (LIVE_SRT_CHECK_PORT); it says no more than an RTMP publish attempt on the public port does,
  * except the stream's id, which the edge needs to serve WHEP and LL-HLS by stream id.
  */
-export function startKeyCheckServer(o: { host: string; port: number; check: (key: string, app: IngestApp | null) => Promise<KeyCheck>; log: Logger }): Promise<{ port: number; close(): Promise<void> }> {
+export function startKeyCheckServer(o: { host: string; port: number; check: (key: string, app: IngestApp | null) => Promise<KeyCheck>; hooks?: Hooks; log: Logger }): Promise<{ port: number; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
+    const hook = req.method === 'POST' && req.url && req.url !== '/check' && Object.hasOwn(o.hooks ?? {}, req.url.slice(1)) ? o.hooks![req.url.slice(1)] : undefined;
+    if (hook) {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => {
+        body += c;
+        if (body.length > 2048) req.destroy();
+      });
+      req.on('end', () => {
+        let parsed: unknown = null;
+        try {
+          parsed = JSON.parse(body);
+        } catch {
+          res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 'bad_request', reason: 'not JSON' }));
+          return;
+        }
+        hook(parsed).then(
+          (a) => res.writeHead(a.status, { 'content-type': 'application/json' }).end(JSON.stringify(a.body ?? {})),
+          (err: unknown) => {
+            o.log.error({ err, hook: req.url }, 'live: edge hook failed');
+            res.writeHead(503).end();
+          },
+        );
+      });
+      return;
+    }
     if (req.method !== 'POST' || req.url !== '/check') {
       res.writeHead(404).end();
       return;

@@ -1,16 +1,12 @@
 // Pure: the input bounds of SPEC §17 and the live ladder (no upscaling; the source as a
 // passthrough rung when HLS can carry it as is).
 import { planLadder, type Rung } from '../media/ladder';
+import { type Mark, markedFilter } from '../media/watermark';
+import { edgePushSlave, teeEscape } from './push';
+import type { FeedInfo } from './feed-info';
+import { type WebrtcRendition, webrtcOutputArgs } from './webrtc';
 
-export interface FeedInfo {
-  videoCodec: string | null;
-  audioCodec: string | null;
-  width: number;
-  height: number;
-  fps: number | null;
-  /** bits/s the encoder declares (RTMP metadata), when it does. */
-  bitrate: number | null;
-}
+export type { FeedInfo } from './feed-info';
 
 export const LIVE_BOUNDS = { maxLong: 1920, maxShort: 1080, maxFps: 60, maxBitrate: 20_000_000, video: ['h264', 'hevc'], audio: ['aac', 'opus'] } as const;
 
@@ -43,9 +39,10 @@ export interface LiveRung {
  * highest and lowest rungs of the VOD ladder below it (the middle one too without passthrough).
  * Live encodes run in real time, so the ladder is shorter than for uploads.
  */
-export function planLiveLadder(f: FeedInfo, opts: { passthrough: boolean }): LiveRung[] {
+export function planLiveLadder(f: FeedInfo, opts: { passthrough: boolean; marked?: boolean }): LiveRung[] {
   const short = Math.min(f.width, f.height);
-  const passthrough = opts.passthrough && f.videoCodec === 'h264' && (f.audioCodec === null || f.audioCodec === 'aac');
+  // A watermarked stream (SPEC §24) has every rung encoded: the source carries no mark.
+  const passthrough = opts.passthrough && !opts.marked && f.videoCodec === 'h264' && (f.audioCodec === null || f.audioCodec === 'aac');
   const all = planLadder({ width: f.width, height: f.height });
   const below = passthrough ? all.filter((r) => Math.min(r.width, r.height) < short) : all;
   const pick: Rung[] = [];
@@ -57,15 +54,19 @@ export function planLiveLadder(f: FeedInfo, opts: { passthrough: boolean }): Liv
   return rungs.sort((a, b) => b.height - a.height);
 }
 
-/** tee muxer escaping (ffmpeg's av_get_token): `\`, `:`, `|`, `[`, `]` and `'` are taken literally. */
-const teeEscape = (v: string) => v.replace(/[\\:|[\]']/g, (c) => `\\${c}`);
+/** ffmpeg/ffprobe input options for the edge's feed: http over tcp, the MPEG-TS demuxer only, its credential. */
+export function feedInputArgs(headers?: string): string[] {
+  // 1 s of analysis (ffmpeg's default is 5 s): the feed starts on a keyframe with its tracks
+  // known, so a longer look only delays the first segment (measured 5.6 s → 3.1 s under load).
+  return ['-rw_timeout', '5000000', '-protocol_whitelist', 'http,tcp', '-format_whitelist', 'mpegts', '-f', 'mpegts', '-analyzeduration', '1000000', '-probesize', '1000000', ...(headers ? ['-headers', headers] : [])];
+}
 
 /**
  * ffmpeg arguments: one decode, one HLS output per rung, segments `seg_%06d.ts` from each rung's
  * next number. With `llhls` (SPEC §22, `latency_mode: low`), each rung's encode also goes, through
- * the tee muxer, as MPEG-TS by HTTP PUT to the live edge's LL-HLS packager: in a FIFO of its own
- * (an edge that stalls or restarts never holds up the HLS ladder or the recording; the PUT is
- * opened again every second until it is taken).
+ * the tee muxer, as MPEG-TS by HTTP PUT to the live edge's LL-HLS packager (edgePushSlave). With
+ * `webrtc`, one more output: the rendition WHEP viewers get (lib/live/webrtc.ts). With `mark`,
+ * every encode burns the watermark in (lib/media/watermark.ts, the one builder).
  */
 export function liveFfmpegArgs(o: {
   input: string;
@@ -79,10 +80,19 @@ export function liveFfmpegArgs(o: {
   hasAudio: boolean;
   /** The edge's ingest URL of a rung (`{edge}/hls/{ls}/{rung}/ingest`). */
   llhls?: (rung: string) => string;
+  /** HTTP headers of those PUTs (`Authorization: Bearer …\r\n`, the edge's credential: lib/live/edge.ts). */
+  llhlsHeaders?: string;
   /** Also list the feed's packets on stdout (framecrc, lib/live/health.ts): the stream health of RTMP feeds. */
   meter?: boolean;
+  /** SPEC §24: the stream's watermark, burnt into every encoded rung and the WebRTC rendition (no rung is copied: planLiveLadder's `marked`). */
+  mark?: Mark | null;
+  /** SPEC §22: one more output, the rendition WHEP viewers get (lib/live/webrtc.ts), PUT to the edge with llhlsHeaders. */
+  webrtc?: WebrtcRendition;
+  /** HTTP headers of the input's GET (the edge's credential for `GET /feed/{ls}`, lib/live/feed.ts). */
+  inputHeaders?: string;
 }): string[] {
-  const args = ['-hide_banner', '-loglevel', 'warning', '-nostats', '-rw_timeout', '5000000', '-protocol_whitelist', 'rtmp,tcp', '-format_whitelist', 'flv,live_flv', '-i', o.input];
+  // The input: the live edge's feed of the broadcast (MPEG-TS over HTTP), nothing else.
+  const args = ['-hide_banner', '-loglevel', 'warning', '-nostats', ...feedInputArgs(o.inputHeaders), '-i', o.input];
   const gop = o.gopSeconds ?? o.segmentSeconds;
   const hlsOpts = (name: string): Array<[string, string]> => [
     ['hls_time', String(o.segmentSeconds)],
@@ -93,17 +103,9 @@ export function liveFfmpegArgs(o: {
   ];
   const output = (name: string): string[] => {
     if (!o.llhls) return ['-f', 'hls', ...hlsOpts(name).flatMap(([k, v]) => [`-${k}`, v]), `${o.dir}/${name}/index.m3u8`];
-    // Option values are unescaped twice (the slave list, then the slave's options), the file once.
     const value = (v: string) => teeEscape(teeEscape(v));
     const hls = `[f=hls:${hlsOpts(name).map(([k, v]) => `${k}=${value(v)}`).join(':')}]${teeEscape(`${o.dir}/${name}/index.m3u8`)}`;
-    // 300 packets (~4 s of a 30 fps rung with its audio; ffmpeg's default 60 is under a second): a
-    // PUT that stalls on a busy edge for a moment loses nothing. Past that, packets are dropped
-    // until a keyframe of any stream (an audio packet counts), so the edge may still see a
-    // gap in the video (ingest/hls's gapSkipper).
-    const fifo = value(['queue_size=300', 'attempt_recovery=1', 'recovery_wait_time=1', 'drop_pkts_on_overflow=1', 'restart_with_keyframe=1'].join(':'));
-    // Every packet is sent as it is muxed (no 32 KB AVIO buffer, no mux delay): parts are 200 ms.
-    const push = `[f=mpegts:method=PUT:flush_packets=1:max_delay=0:onfail=ignore:use_fifo=1:fifo_options=${fifo}]${teeEscape(o.llhls(name))}`;
-    return ['-f', 'tee', `${hls}|${push}`];
+    return ['-f', 'tee', `${hls}|${edgePushSlave(o.llhls(name), o.llhlsHeaders)}`];
   };
   for (const r of o.rungs) {
     args.push('-map', '0:v:0');
@@ -115,13 +117,14 @@ export function liveFfmpegArgs(o: {
     const e = r.encode;
     args.push(
       '-c:v', 'libx264', '-preset', o.preset, '-tune', 'zerolatency', '-pix_fmt', 'yuv420p',
-      '-vf', `scale=${r.width}:${r.height}`,
+      '-vf', markedFilter({ chain: `scale=${r.width}:${r.height}`, frame: r, mark: o.mark }),
       '-b:v', String(e.videoBitrate), '-maxrate', String(e.maxrate), '-bufsize', String(e.bufsize),
       '-force_key_frames', `expr:gte(t,n_forced*${gop})`, '-sc_threshold', '0',
     );
     if (o.hasAudio) args.push('-c:a', 'aac', '-b:a', String(e.audioBitrate), '-ac', '2');
     args.push(...output(r.name));
   }
+  if (o.webrtc) args.push(...webrtcOutputArgs({ ...o.webrtc, hasAudio: o.hasAudio, preset: o.preset, mark: o.mark, headers: o.llhlsHeaders }));
   if (o.meter) {
     args.push('-map', '0:v:0');
     if (o.hasAudio) args.push('-map', '0:a:0');

@@ -33,6 +33,8 @@ export interface LiveStreamRow {
   playback_restriction_id: string | null;
   /** SPEC §20: copied to each recording; the CDN encrypts the live segments with its key. */
   encryption: 'none' | 'aes-128' | null;
+  /** SPEC §24: the mark every broadcast is burnt with (fixed at creation); null: none. */
+  watermark_id?: string | null;
   stream_key_hash: string;
   status: 'idle' | 'active' | 'disconnected';
   disabled: boolean;
@@ -121,6 +123,7 @@ export function serializeLiveStream(config: Config, row: LiveStreamRow, recent: 
     passthrough: row.passthrough,
     playback_restriction_id: row.playback_restriction_id ?? null,
     encryption: row.encryption ?? 'none',
+    watermark_id: row.watermark_id ?? null,
     ...(streamKey ? { stream_key: streamKey } : {}),
     ingest: { rtmp_url: rtmpUrl(config), srt_url: srtUrl(config, streamKey ?? '{stream_key}'), whip_url: whipUrl(config) },
     hls_url: liveHlsUrl(config, row.id),

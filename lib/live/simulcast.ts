@@ -13,7 +13,8 @@ import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { type Lookup, resolvePublicUrl } from '../net/guard';
 import { redactSecrets } from '../redact';
-import { startLiveFfmpeg } from './feed';
+import { feedHeaders, startLiveFfmpeg } from './feed';
+import { feedInputArgs } from './ladder';
 import type { SimulcastTarget } from './read';
 
 export function targetUrl(t: SimulcastTarget): string {
@@ -79,7 +80,16 @@ async function report(db: Db, liveStreamId: string, i: number, status: string, e
 }
 
 /** Starts the pushes; `stop()` ends them and marks every target idle. */
-export function startSimulcast(deps: { config: Config; db: Db; log: Logger }, liveStreamId: string, feed: string, targets: SimulcastTarget[], retryMs = 3000, lookup?: Lookup): { stop: () => Promise<void> } {
+export function startSimulcast(
+  deps: { config: Config; db: Db; log: Logger },
+  liveStreamId: string,
+  feed: string,
+  targets: SimulcastTarget[],
+  retryMs = 3000,
+  lookup?: Lookup,
+  /** The feed's audio codec: FLV carries AAC as is; anything else (a WHIP broadcast's Opus) is encoded to AAC. */
+  audioCodec: string | null = 'aac',
+): { stop: () => Promise<void> } {
   const { config, db, log } = deps;
   let stopped = false;
   const running = new Set<() => void>();
@@ -94,7 +104,8 @@ export function startSimulcast(deps: { config: Config; db: Db; log: Logger }, li
         const { url, address } = await resolvePublicUrl(t.url, config.allowLoopbackUrls, ['rtmp:', 'rtmps:'], lookup);
         pinned = await pinTarget(t, url, address);
         await report(db, liveStreamId, i, 'connecting', null);
-        const args = ['-hide_banner', '-loglevel', 'error', '-rw_timeout', '5000000', '-protocol_whitelist', 'rtmp,tcp', '-format_whitelist', 'flv,live_flv', '-i', feed, '-map', '0', '-c', 'copy', '-f', 'flv', ...pinned.args, pinned.output];
+        const audio = audioCodec === null || audioCodec === 'aac' ? [] : ['-c:a', 'aac', '-b:a', '160k'];
+        const args = ['-hide_banner', '-loglevel', 'error', ...feedInputArgs(feedHeaders(config)), '-i', feed, '-map', '0:v:0', '-map', '0:a:0?', '-c', 'copy', ...audio, '-f', 'flv', ...pinned.args, pinned.output];
         const ff = await startLiveFfmpeg(config, args, feed);
         running.add(ff.stop);
         // Live once it has been pushing for a moment without failing.

@@ -7,25 +7,29 @@ import { freePort } from '../support/services';
 import { type Stack, startStack, type StackOptions } from '../support/stack';
 
 export interface LiveStack extends Stack {
+  /** The live ingest: the edge (RTMP on LIVE_RTMP_PORT, SRT, WebRTC) and the hooks it calls; `stop()` stops both. */
   ingest: IngestServer;
+  /** The running live edge (startEdge replaces it with one started with other settings). */
+  edge: Edge;
   rtmpBase: string;
-  /** Starts the media server again (after `ingest.stop()`), on the same port. */
+  /** Starts the hooks and the edge again (after `ingest.stop()`), on the same ports and settings. */
   restartIngest(): Promise<void>;
 }
 
-/** A stack with the live worker role and an in-process media server on free ports. */
+/**
+ * A stack with the live worker role, the in-process hooks server (lib/live/ingest.ts) and the
+ * live edge (`vidhost-edge`, the only ingest) on free ports.
+ */
 export async function startLiveStack(opts: StackOptions = {}): Promise<LiveStack> {
-  const [rtmp, http, srt, srtCheck, edgeHttp] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [rtmp, srt, srtCheck, edgeHttp] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const stack = await startStack({
     ...opts,
     workers: opts.workers ?? ['workflow', 'transcode', 'live'],
     env: {
       LIVE_RTMP_PORT: String(rtmp),
-      LIVE_MEDIA_HTTP_PORT: String(http),
       LIVE_SRT_PORT: String(srt),
       LIVE_SRT_CHECK_PORT: String(srtCheck),
-      LIVE_MEDIA_INTERNAL_URL: `rtmp://127.0.0.1:${rtmp}`,
-      // Where the API and live workers find the edge startEdge runs (none unless a test starts it).
+      // Where the API and live workers find the edge.
       LIVE_EDGE_HTTP_PORT: String(edgeHttp),
       LIVE_EDGE_INTERNAL_URL: `http://127.0.0.1:${edgeHttp}`,
       LIVE_SEGMENT_SECONDS: '1',
@@ -34,14 +38,34 @@ export async function startLiveStack(opts: StackOptions = {}): Promise<LiveStack
       ...opts.env,
     },
   });
-  const log = createLogger(stack.config.logLevel, 'media-server');
+  const log = createLogger(stack.config.logLevel, 'live-hooks');
+  let hooks = await startIngestServer({ config: stack.config, db: stack.db, temporal: stack.temporal, log });
+  let edgeEnv: NodeJS.ProcessEnv = {};
+  const ingest: IngestServer = {
+    get port() {
+      return hooks.port;
+    },
+    get active() {
+      return hooks.active;
+    },
+    async stop() {
+      await live.edge.stop();
+      await hooks.stop();
+    },
+  };
   const live: LiveStack = Object.assign(stack, {
-    ingest: await startIngestServer({ config: stack.config, db: stack.db, temporal: stack.temporal, log }),
+    ingest,
+    edge: undefined as unknown as Edge,
     rtmpBase: `rtmp://127.0.0.1:${rtmp}/live`,
     async restartIngest() {
-      live.ingest = await startIngestServer({ config: stack.config, db: stack.db, temporal: stack.temporal, log });
+      hooks = await startIngestServer({ config: stack.config, db: stack.db, temporal: stack.temporal, log });
+      live.edge = await launchEdge(live, edgeEnv);
     },
   });
+  live.edge = await launchEdge(live, edgeEnv);
+  (live as LiveStack & { setEdgeEnv(e: NodeJS.ProcessEnv): void }).setEdgeEnv = (e) => {
+    edgeEnv = e;
+  };
   const close = stack.close;
   live.close = async () => {
     await live.ingest.stop().catch(() => undefined);
@@ -122,6 +146,8 @@ export interface Edge {
   url: (streamId: string) => string;
   /** The edge's internal HTTP API (WHIP/WHEP, LL-HLS, /streams, /healthz). */
   httpUrl: string;
+  /** Its credential (`authorization: Bearer LIVE_EDGE_SECRET`), for every call but /healthz. */
+  headers: Record<string, string>;
   /** The WebRTC UDP port (LIVE_WEBRTC_UDP_PORT). */
   webrtcPort: number;
   child: ChildProcess;
@@ -130,11 +156,22 @@ export interface Edge {
 }
 
 /**
- * The live edge (ingest/, `vidhost-edge`, built by scripts/test's provisioning: LIVE_EDGE_PATH):
- * SRT on the stack's LIVE_SRT_PORT, WHIP/WHEP on a free UDP port and its HTTP API on a free TCP
- * port, asking the stack's media server about keys.
+ * The stack's live edge started again with `env` over its settings (LIVE_INGEST_HOST, …): the
+ * one it ran is stopped first (one process holds the ports). The stack stops it at the end.
  */
 export async function startEdge(s: LiveStack, env: NodeJS.ProcessEnv = {}): Promise<Edge> {
+  await s.edge.stop();
+  (s as LiveStack & { setEdgeEnv(e: NodeJS.ProcessEnv): void }).setEdgeEnv(env);
+  s.edge = await launchEdge(s, env);
+  return s.edge;
+}
+
+/**
+ * The live edge (ingest/, `vidhost-edge`, built by scripts/test's provisioning: LIVE_EDGE_PATH):
+ * RTMP on the stack's LIVE_RTMP_PORT, SRT on its LIVE_SRT_PORT, WHIP/WHEP on a free UDP port and
+ * its HTTP API on the stack's LIVE_EDGE_HTTP_PORT, asking the stack's hooks about keys.
+ */
+async function launchEdge(s: Stack, env: NodeJS.ProcessEnv = {}): Promise<Edge> {
   const bin = process.env.LIVE_EDGE_PATH;
   if (!bin) throw new Error('LIVE_EDGE_PATH is not set: run the test through scripts/test');
   const [httpPort, webrtcPort] = [Number(env.LIVE_EDGE_HTTP_PORT) || s.config.live.edgeHttpPort, Number(env.LIVE_WEBRTC_UDP_PORT) || (await freePort())];
@@ -142,17 +179,25 @@ export async function startEdge(s: LiveStack, env: NodeJS.ProcessEnv = {}): Prom
     env: {
       ...process.env,
       LIVE_INGEST_HOST: '127.0.0.1',
+      LIVE_RTMP_PORT: String(s.config.live.rtmpPort),
       LIVE_SRT_PORT: String(s.config.live.srtPort),
       LIVE_SRT_CHECK_PORT: String(s.config.live.srtCheckPort),
-      LIVE_MEDIA_INTERNAL_URL: s.config.live.mediaInternalUrl,
       LIVE_EDGE_HTTP_PORT: String(httpPort),
       LIVE_WEBRTC_UDP_PORT: String(webrtcPort),
+      // The credential the stack's API and workers send (derived from its upload secret).
+      LIVE_EDGE_SECRET: s.config.live.edgeSecret,
       ...env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let log = '';
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let running = true;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      running = false;
+      resolve();
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     child.stderr!.on('data', (c) => {
       log += c;
@@ -164,11 +209,12 @@ export async function startEdge(s: LiveStack, env: NodeJS.ProcessEnv = {}): Prom
   return {
     url: (streamId) => `srt://127.0.0.1:${s.config.live.srtPort}?streamid=${streamId}&mode=caller`,
     httpUrl: `http://127.0.0.1:${httpPort}`,
+    headers: { authorization: `Bearer ${env.LIVE_EDGE_SECRET ?? s.config.live.edgeSecret}` },
     webrtcPort,
     child,
     log: () => log,
     async stop() {
-      child.kill('SIGTERM');
+      if (running) child.kill('SIGTERM');
       await exited;
     },
   };
@@ -178,6 +224,8 @@ export async function startEdge(s: LiveStack, env: NodeJS.ProcessEnv = {}): Prom
 export interface EdgeProcess {
   /** The edge's internal HTTP API (WHIP/WHEP, LL-HLS, /streams, /healthz). */
   httpUrl: string;
+  /** Its credential (`authorization: Bearer LIVE_EDGE_SECRET`), for every call but /healthz. */
+  headers: Record<string, string>;
   /** The WebRTC UDP port (LIVE_WEBRTC_UDP_PORT). */
   webrtcPort: number;
   child: ChildProcess;
@@ -191,8 +239,11 @@ export async function spawnEdge(env: NodeJS.ProcessEnv = {}): Promise<EdgeProces
   if (!bin) throw new Error('LIVE_EDGE_PATH is not set: run the test through scripts/test');
   const httpPort = Number(env.LIVE_EDGE_HTTP_PORT) || (await freePort());
   const webrtcPort = Number(env.LIVE_WEBRTC_UDP_PORT) || (await freePort());
+  // Its RTMP listener (always on) on a free port too, never the machine's 1935.
+  const rtmpPort = Number(env.LIVE_RTMP_PORT) || (await freePort());
+  const secret = env.LIVE_EDGE_SECRET ?? 'edge-test-credential-0123456789';
   const child = spawn(bin, [], {
-    env: { ...process.env, ...env, LIVE_EDGE_HTTP_PORT: String(httpPort), LIVE_WEBRTC_UDP_PORT: String(webrtcPort) },
+    env: { ...process.env, ...env, LIVE_RTMP_PORT: String(rtmpPort), LIVE_EDGE_HTTP_PORT: String(httpPort), LIVE_WEBRTC_UDP_PORT: String(webrtcPort), LIVE_EDGE_SECRET: secret },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let log = '';
@@ -207,6 +258,7 @@ export async function spawnEdge(env: NodeJS.ProcessEnv = {}): Promise<EdgeProces
   });
   return {
     httpUrl: `http://127.0.0.1:${httpPort}`,
+    headers: { authorization: `Bearer ${secret}` },
     webrtcPort,
     child,
     log: () => log,

@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { clockSite, median } from './clock';
-import { type Edge, type LiveStack, pushRtmp, startEdge, startLiveStack, waitFor } from './helpers';
+import { type Browser, type Page } from 'playwright-core';
+import { median } from './clock';
+import { type Edge, type LiveStack, pushRtmp, waitFor } from './helpers';
+import { browserRig, type ClockSite } from './rig';
 
 // Debian's Chromium as publisher and viewer (SPEC §22), through the API's public WHIP/WHEP
 // endpoints and the real edge (vidhost-edge, LIVE_EDGE_PATH).
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  '--autoplay-policy=no-user-gesture-required', '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream',
-];
 
 type Win = Window & { g2g: number[]; clockReads: number[]; errors?: string[]; pub?: { location: string; stop(): Promise<void> } };
 
@@ -24,23 +20,15 @@ describe('live: WebRTC in (WHIP) and out (WHEP), LL-HLS, from Chromium', functio
   let s: LiveStack;
   let edge: Edge;
   let browser: Browser;
-  let site: Awaited<ReturnType<typeof clockSite>>;
-  before(async () => {
-    s = await startLiveStack({ env: { LIVE_LOW_LATENCY_SEGMENT_SECONDS: '1' } });
-    // Chromium gathers no loopback candidates of its own: the edge announces every interface.
-    [edge, browser, site] = await Promise.all([startEdge(s, { LIVE_INGEST_HOST: '0.0.0.0' }), chromium.launch({ executablePath: CHROMIUM, args: ARGS }), clockSite(s.url)]);
-  });
-  afterEach(function () {
-    if (this.currentTest?.state === 'failed') console.log(`edge log:\n${edge?.log().slice(-4000)}`);
-  });
-  after(async () => {
-    await browser?.close();
-    site?.close();
-    await edge?.stop();
-    await s?.close();
+  let site: ClockSite;
+  const rig = browserRig({ env: { LIVE_LOW_LATENCY_SEGMENT_SECONDS: '1' } });
+  before(() => {
+    ({ s, edge, browser, site } = rig);
   });
 
   const analytics = async (id: string) => {
+    // A WHEP session is a view from its ICE connection (SPEC §22): ask the edge now rather than at the next poll.
+    await s.app.hot.whep.poll();
     await s.app.hot.beacons.flush();
     return (await s.get(`/v1/live-streams/${id}/analytics`).expect(200)).body;
   };
@@ -83,11 +71,14 @@ describe('live: WebRTC in (WHIP) and out (WHEP), LL-HLS, from Chromium', functio
       const w = window as unknown as { vhWhep: (u: string, v: HTMLVideoElement) => Promise<{ pc: RTCPeerConnection }>; lastPc?: RTCPeerConnection };
       w.lastPc = (await w.vhWhep(url, document.getElementById('v') as HTMLVideoElement)).pc;
     }, `${s.config.cdnUrl}/live/${id}/whep`);
-    a = await analytics(id);
+    // Counted once its ICE connects, not at the 201.
+    a = await waitFor('the second viewer counted once connected', async () => {
+      const x = await analytics(id);
+      return x.totals.views === 2 && x;
+    }, 30_000);
     assert.equal(a.concurrent_viewers, 1);
-    assert.equal(a.totals.views, 2);
     await viewer.evaluate(() => (window as unknown as { lastPc: RTCPeerConnection }).lastPc.close());
-    await waitFor('the edge drops the session', async () => ((await (await fetch(`${edge.httpUrl}/streams/${id}`)).json()) as { whep_viewers: number }).whep_viewers === 0, 60_000);
+    await waitFor('the edge drops the session', async () => ((await (await fetch(`${edge.httpUrl}/streams/${id}`, { headers: edge.headers })).json()) as { whep_viewers: number }).whep_viewers === 0, 60_000);
     await s.app.hot.whep.tick();
     a = await analytics(id);
     assert.equal(a.concurrent_viewers, 0, 'a viewer gone without DELETE is ended');
@@ -204,6 +195,9 @@ describe('live: WebRTC in (WHIP) and out (WHEP), LL-HLS, from Chromium', functio
       const llhls = await clockAdvances(hlsViewer, 2000, 60_000);
       assert.deepEqual(await hlsViewer.evaluate(() => (window as unknown as Win).errors), []);
       if (process.env.LIVE_FIGURES) console.log(`glass to glass (test machine): WHEP median ${median(whep)} ms, LL-HLS median ${median(llhls)} ms`);
+      // A WHIP source (H.264 without B-frames, Opus, no mark) goes to WHEP as is: no WebRTC rendition (lib/live/webrtc.ts).
+      const edgeSees = (await (await fetch(`${edge.httpUrl}/streams/${ls.id}`, { headers: edge.headers })).json()) as { webrtc_rendition: boolean };
+      assert.equal(edgeSees.webrtc_rendition, false);
 
       // DELETE the WHIP session: the broadcast ends (reconnect_window 0) and its recording is ready.
       await publisher.evaluate(() => (window as unknown as Win).pub!.stop());
@@ -230,11 +224,32 @@ describe('live: WebRTC in (WHIP) and out (WHEP), LL-HLS, from Chromium', functio
       assert.doesNotMatch(master, /ll\//);
       assert.equal((await fetch(`${s.config.cdnUrl}/live/${ls.id}/ll/source/index.m3u8`)).status, 404);
       // The session never fed the edge's packager.
-      assert.equal((await fetch(`${edge.httpUrl}/hls/${ls.id}/index.m3u8`)).status, 404);
+      assert.equal((await fetch(`${edge.httpUrl}/hls/${ls.id}/index.m3u8`, { headers: edge.headers })).status, 404);
     } finally {
       push.stop();
       await s.post(`/v1/live-streams/${ls.id}/complete`).expect(200);
       await waitFor('idle', async () => (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status === 'idle', 30_000);
     }
+  });
+
+  // Last: it spends this address's bad-key budget (INVALID_KEY_LIMIT_PER_MINUTE, 20), which then blocks WHIP POSTs from it.
+  it('rate-limits wrong WHIP keys per address: 429 + Retry-After once the budget is spent, then even a right key waits', async () => {
+    const ls = (await s.post('/v1/live-streams', { title: 'whip guessing' }).expect(201)).body;
+    const offer = 'v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n';
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i < 30; i++) {
+      last = await fetch(ls.ingest.whip_url, { method: 'POST', headers: { 'content-type': 'application/sdp', authorization: `Bearer guess${i}` }, body: offer });
+      statuses.push(last.status);
+    }
+    assert.equal(statuses[0], 401);
+    assert.ok(statuses.filter((x) => x === 401).length <= 20, statuses.join(','));
+    assert.equal(statuses.at(-1), 429, statuses.join(','));
+    assert.ok(Number(last!.headers.get('retry-after')) >= 1);
+    const right = await fetch(ls.ingest.whip_url, { method: 'POST', headers: { 'content-type': 'application/sdp', authorization: `Bearer ${ls.stream_key}` }, body: offer });
+    assert.equal(right.status, 429, 'the address is blocked for a while, key checks included');
+    // The budget's rows live in the shard's one test database, shared by every stack: left spent,
+    // the next file's bad-key check from 127.0.0.1 in this minute got 429, not its 401.
+    await s.db('rate_limits').where('key_id', 'like', 'badkey:%').delete();
   });
 });

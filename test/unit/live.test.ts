@@ -3,7 +3,7 @@ import { createLogger } from '../../lib/logger';
 import { prefixUris } from '../../api/cdn/lowlatency';
 import { FeedMeter, healthWarnings } from '../../lib/live/health';
 import { parseCheckBody, startKeyCheckServer } from '../../lib/live/key-check';
-import { hashStreamKey, newStreamKey, signMediaPath, STREAM_KEY_RE } from '../../lib/live/keys';
+import { hashStreamKey, newStreamKey, STREAM_KEY_RE } from '../../lib/live/keys';
 import { type FeedInfo, liveFfmpegArgs, outOfBounds, planLiveLadder } from '../../lib/live/ladder';
 import { livePlaylist, masterPlaylist, parseLocalPlaylist, vodPlaylist } from '../../lib/live/playlists';
 
@@ -16,7 +16,6 @@ describe('live: pure parts', () => {
     assert.notEqual(a, newStreamKey());
     assert.equal(hashStreamKey(a).length, 64);
     assert.ok(!hashStreamKey(a).includes(a));
-    assert.match(signMediaPath('/internal/ls_x', 'secret-secret-secret', 60, 0), /^60-[0-9a-f]{32}$/);
   });
 
   it('input bounds of SPEC §17', () => {
@@ -41,10 +40,12 @@ describe('live: pure parts', () => {
     assert.deepEqual(planLiveLadder(feed({ width: 320, height: 240 }), { passthrough: true }).map((r) => r.name), ['source']);
   });
 
-  it('ffmpeg arguments read only rtmp/flv and write one HLS output per rung', () => {
-    const args = liveFfmpegArgs({ input: 'rtmp://h/internal/ls_x?sign=1', dir: '/w', rungs: planLiveLadder(feed(), { passthrough: true }), startNumbers: { source: 7 }, segmentSeconds: 2, preset: 'veryfast', hasAudio: true });
-    assert.equal(args[args.indexOf('-protocol_whitelist') + 1], 'rtmp,tcp');
-    assert.ok(args.indexOf('-protocol_whitelist') < args.indexOf('-i'));
+  it("ffmpeg arguments read only the edge's MPEG-TS feed over http, with its credential, and write one HLS output per rung", () => {
+    const args = liveFfmpegArgs({ input: 'http://edge:8889/feed/ls_x', dir: '/w', rungs: planLiveLadder(feed(), { passthrough: true }), startNumbers: { source: 7 }, segmentSeconds: 2, preset: 'veryfast', hasAudio: true, inputHeaders: 'Authorization: Bearer s3cr3t\r\n' });
+    assert.equal(args[args.indexOf('-protocol_whitelist') + 1], 'http,tcp');
+    assert.equal(args[args.indexOf('-format_whitelist') + 1], 'mpegts');
+    assert.equal(args[args.indexOf('-headers') + 1], 'Authorization: Bearer s3cr3t\r\n');
+    for (const o of ['-protocol_whitelist', '-format_whitelist', '-headers']) assert.ok(args.indexOf(o) < args.indexOf('-i'), `${o} is an input option`);
     assert.equal(args.filter((a) => a === 'hls').length, 3);
     assert.ok(args.includes('/w/source/seg_%06d.ts'));
     assert.equal(args[args.indexOf('-start_number') + 1], '7');
@@ -155,12 +156,19 @@ describe('live: the LL-HLS master from the edge (ll/ prefix)', () => {
   });
 
   it('tees each rung to the edge with a FIFO of its own when LL-HLS is on', () => {
-    const args = liveFfmpegArgs({ input: 'rtmp://h/internal/ls_x?sign=1', dir: '/w', rungs: planLiveLadder(feed(), { passthrough: true }), startNumbers: {}, segmentSeconds: 1, preset: 'veryfast', hasAudio: true, llhls: (r) => `http://edge:8889/hls/ls_x/${r}/ingest`, meter: true });
+    const args = liveFfmpegArgs({ input: 'http://edge:8889/feed/ls_x', dir: '/w', rungs: planLiveLadder(feed(), { passthrough: true }), startNumbers: {}, segmentSeconds: 1, preset: 'veryfast', hasAudio: true, llhls: (r) => `http://edge:8889/hls/ls_x/${r}/ingest`, meter: true });
     const tees = args.filter((a, i) => args[i - 1] === '-f' && a === 'tee');
     assert.equal(tees.length, 3);
     const slave = args[args.indexOf('tee') + 1];
     assert.match(slave, /^\[f=hls:hls_time=1:.*hls_segment_filename=\/w\/source\/seg_%06d\.ts\]\/w\/source\/index\.m3u8\|\[f=mpegts:method=PUT:flush_packets=1:max_delay=0:onfail=ignore:use_fifo=1:fifo_options=queue_size=300\\\\\\:attempt_recovery=1\\\\\\:/);
     assert.ok(slave.endsWith('http\\://edge\\:8889/hls/ls_x/source/ingest'));
     assert.deepEqual(args.slice(-4), ['copy', '-f', 'framecrc', 'pipe:1']);
+    assert.doesNotMatch(slave, /headers=/);
+  });
+
+  it('sends the edge its credential on each LL-HLS PUT (the tee slave\'s headers option)', () => {
+    const args = liveFfmpegArgs({ input: 'http://edge:8889/feed/ls_x', dir: '/w', rungs: planLiveLadder(feed(), { passthrough: true }), startNumbers: {}, segmentSeconds: 1, preset: 'veryfast', hasAudio: true, llhls: (r) => `http://edge:8889/hls/ls_x/${r}/ingest`, llhlsHeaders: 'Authorization: Bearer s3cr3t\r\n' });
+    const slave = args[args.indexOf('tee') + 1];
+    assert.match(slave, /\[f=mpegts:method=PUT:[^\]]*:headers=Authorization\\\\\\: Bearer s3cr3t\r\n:use_fifo=1/);
   });
 });

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Schemas } from '../api';
 import { usePoll } from '../hooks';
 import { LiveAudience } from './LiveAudience';
-import { CopyButton } from './ui';
+import { CopyButton, Link } from './ui';
 
 type LiveStream = Schemas['LiveStream'];
 type Health = NonNullable<LiveStream['health']>;
@@ -12,8 +12,12 @@ type Health = NonNullable<LiveStream['health']>;
  * WebRTC broadcast, else the HLS ladder — LL-HLS in low mode — in hls.js), its stream health while
  * active, its audience (components/LiveAudience.tsx), and "Go live from this browser" (camera or screen share over WHIP, reconnecting).
  */
-export function LiveStudio({ streams, known }: { streams: LiveStream[]; known: { id: string; key: string } | null }) {
-  const [id, setId] = useState<string>('');
+export function LiveStudio({ streams, known, selected }: { streams: LiveStream[]; known: { id: string; key: string } | null; selected?: string | null }) {
+  const [id, setId] = useState<string>(selected ?? '');
+  // A "preview" link, or the note naming the stream that holds the plan's slot (`?stream=`).
+  useEffect(() => {
+    if (selected) setId(selected);
+  }, [selected]);
   const chosen = streams.find((s) => s.id === (id || known?.id)) ?? streams[0];
   const [detail, setDetail] = useState<LiveStream | null>(null);
   // The single read carries the edge's own measure of SRT/WHIP publishers.
@@ -21,7 +25,7 @@ export function LiveStudio({ streams, known }: { streams: LiveStream[]; known: {
   if (!chosen) return null;
   const ls = detail?.id === chosen.id ? detail : chosen;
   return (
-    <section aria-label="Live studio" data-studio={ls.id}>
+    <section aria-label="Live studio" data-studio={ls.id} id="studio">
       <h2>Studio</h2>
       <label>
         Stream
@@ -37,7 +41,7 @@ export function LiveStudio({ streams, known }: { streams: LiveStream[]; known: {
       {ls.status === 'active' && ls.health && <HealthPanel health={ls.health} />}
       {ls.status === 'active' && <Preview key={`${ls.id}-${ls.health?.protocol ?? ''}`} ls={ls} />}
       <LiveAudience key={ls.id} id={ls.id} />
-      <GoLive ls={ls} streamKey={known?.id === ls.id ? known.key : ''} />
+      <GoLive ls={ls} streams={streams} streamKey={known?.id === ls.id ? known.key : ''} />
     </section>
   );
 }
@@ -92,6 +96,16 @@ function Preview({ ls }: { ls: LiveStream }) {
     let pc: RTCPeerConnection | null = null;
     let hls: HlsLike | null = null;
     let closed = false;
+    /** The WHEP session resource: DELETEd when the preview closes (the edge's slot freed at once). */
+    let session = '';
+    const endSession = () => {
+      if (session) void fetch(session, { method: 'DELETE' }).catch(() => undefined);
+      session = '';
+    };
+    // The dashboard's own preview is authorised: a playback token for the broadcast (GET
+    // /playback/{ls_id}) plays a private or restricted stream as it plays a public one; its id alone
+    // was refused (issue 49: a black preview and two 403s).
+    const source = previewSource(ls);
     const playHls = async () => {
       const w = window as unknown as { Hls?: new (o: object) => HlsLike };
       if (!w.Hls) {
@@ -104,8 +118,9 @@ function Preview({ ls }: { ls: LiveStream }) {
         });
       }
       if (closed) return;
-      hls = new w.Hls!({ lowLatencyMode: true, liveSyncDurationCount: 2 });
-      hls.loadSource(ls.hls_url);
+      // No worker: the dashboard's CSP allows scripts from itself only, and a blob: worker is not one.
+      hls = new w.Hls!({ lowLatencyMode: true, liveSyncDurationCount: 2, enableWorker: false });
+      hls.loadSource((await source).hls);
       hls.attachMedia(v);
       setVia(ls.latency_mode === 'low' ? 'LL-HLS' : 'HLS');
     };
@@ -120,28 +135,44 @@ function Preview({ ls }: { ls: LiveStream }) {
       };
       await pc.setLocalDescription(await pc.createOffer());
       await iceGathered(pc);
-      const res = await fetch(ls.webrtc_url, { method: 'POST', headers: { 'Content-Type': 'application/sdp' }, body: pc.localDescription!.sdp });
+      // `preview`: the studio's own look at the broadcast is not one of its views (docs/analytics.md).
+      const url = `${(await source).whep}?preview=1`;
+      const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/sdp' }, body: pc.localDescription!.sdp });
       if (res.status !== 201) throw new Error(`WHEP ${res.status}`);
+      session = new URL(res.headers.get('Location')!, url).href;
+      if (closed) return endSession();
       await pc.setRemoteDescription({ type: 'answer', sdp: await res.text() });
       setVia('WebRTC (WHEP)');
     };
     (ls.health?.protocol === 'whip' ? playWhep() : Promise.reject(new Error('not WebRTC'))).catch(() => {
       pc?.close();
       pc = null;
+      endSession();
       return playHls().catch(() => setVia('unavailable'));
     });
     return () => {
       closed = true;
       pc?.close();
+      endSession();
       hls?.destroy();
     };
   }, [ls.id]);
   return (
     <figure>
-      <video ref={video} muted autoplay playsInline controls style={{ width: '480px', background: '#000' }} data-preview={ls.id} />
+      <video ref={video} muted autoplay playsInline controls class="preview" data-preview={ls.id} />
       <figcaption>Preview {via && `· ${via}`}</figcaption>
     </figure>
   );
+}
+
+/** The preview's HLS and WHEP addresses, with the broadcast's playback token in place of its id (its id alone if no token comes). */
+async function previewSource(ls: LiveStream): Promise<{ hls: string; whep: string }> {
+  try {
+    const p = await api<Schemas['Playback']>('GET', `/playback/${ls.id}?ttl=3600`);
+    return { hls: p.hls_url, whep: ls.webrtc_url.replace(`/live/${ls.id}/`, `/live/${encodeURIComponent(p.token)}/`) };
+  } catch {
+    return { hls: ls.hls_url, whep: ls.webrtc_url };
+  }
 }
 
 function iceGathered(pc: RTCPeerConnection): Promise<void> {
@@ -157,17 +188,27 @@ function iceGathered(pc: RTCPeerConnection): Promise<void> {
   });
 }
 
-/** Publishes the camera or a screen share over WHIP; a failed connection is retried every 3 s until stopped. */
-function GoLive({ ls, streamKey }: { ls: LiveStream; streamKey: string }) {
+/**
+ * Publishes the camera or a screen share over WHIP; a failed connection is retried every 3 s until
+ * stopped. Every attempt after the first admitted one is a retry (`?resume=1`): once the broadcast was ended
+ * (End broadcast, `complete`, `disable`) the API refuses it (409 `broadcast_ended`, SPEC §22
+ * "ending is final") and the studio stops and says why instead of going live again.
+ */
+function GoLive({ ls, streams, streamKey }: { ls: LiveStream; streams: LiveStream[]; streamKey: string }) {
   const [key, setKey] = useState(streamKey);
   const [state, setState] = useState<'off' | 'connecting' | 'live' | 'retrying'>('off');
   const [error, setError] = useState('');
+  /** The broadcast was ended elsewhere (End broadcast, the API): the studio stopped for that. */
+  const [ended, setEnded] = useState(false);
+  /** The last refusal was the plan's concurrent broadcasts: say which stream holds the slot. */
+  const [planFull, setPlanFull] = useState(false);
   const session = useRef<{ stop: () => void } | null>(null);
   useEffect(() => setKey(streamKey), [streamKey, ls.id]);
   useEffect(() => () => session.current?.stop(), []);
 
   const start = async (source: 'camera' | 'screen') => {
     setError('');
+    setEnded(false);
     let media: MediaStream;
     try {
       media = source === 'camera' ? await navigator.mediaDevices.getUserMedia({ video: { width: 1280, height: 720 }, audio: true }) : await navigator.mediaDevices.getDisplayMedia({ video: true, audio: true });
@@ -179,8 +220,11 @@ function GoLive({ ls, streamKey }: { ls: LiveStream; streamKey: string }) {
     let pc: RTCPeerConnection | null = null;
     let location = '';
     let retry: ReturnType<typeof setTimeout> | undefined;
+    /** This start was admitted once: every later attempt resumes it (and is refused once it was ended). */
+    let admitted = false;
     const connect = async () => {
       if (stopped) return;
+      const resume = admitted;
       setState((s) => (s === 'off' ? 'connecting' : 'retrying'));
       pc = new RTCPeerConnection();
       for (const track of media.getTracks()) {
@@ -201,17 +245,38 @@ function GoLive({ ls, streamKey }: { ls: LiveStream; streamKey: string }) {
         setState('retrying');
       };
       pc.onconnectionstatechange = () => {
-        if (pc?.connectionState === 'connected') setState('live');
+        if (pc?.connectionState === 'connected') {
+          // Live: whatever the attempts before said is over (issue 49: a stale "the plan allows
+          // 1 broadcast(s)" stayed beside "Stop (live)").
+          setState('live');
+          setError('');
+          setPlanFull(false);
+        }
         if (pc?.connectionState === 'failed' || pc?.connectionState === 'disconnected') again();
       };
       try {
         await pc.setLocalDescription(await pc.createOffer());
         await iceGathered(pc);
-        const res = await fetch(ls.ingest.whip_url, { method: 'POST', headers: { 'Content-Type': 'application/sdp', Authorization: `Bearer ${key.trim()}` }, body: pc.localDescription!.sdp });
+        const res = await fetch(resume ? `${ls.ingest.whip_url}?resume=1` : ls.ingest.whip_url, { method: 'POST', headers: { 'Content-Type': 'application/sdp', Authorization: `Bearer ${key.trim()}` }, body: pc.localDescription!.sdp });
         if (res.status !== 201) {
-          const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
+          const body = (await res.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
+          const code = body?.error?.code ?? '';
+          if (code === 'broadcast_ended') {
+            setEnded(true);
+            setError('The broadcast was ended (End broadcast or the API): not reconnecting. Go live again to start a new broadcast.');
+            return stop();
+          }
+          setPlanFull(res.status === 429 || code === 'live_plan_limit');
+          // A wrong key, a disabled or busy stream will not get better by retrying.
+          if (['invalid_stream_key', 'live_stream_disabled', 'live_stream_busy'].includes(code)) {
+            setError(body?.error?.message ?? `WHIP answered ${res.status}`);
+            return stop();
+          }
           throw new Error(body?.error?.message ?? `WHIP answered ${res.status}`);
         }
+        setError('');
+        setPlanFull(false);
+        admitted = true;
         location = new URL(res.headers.get('Location')!, ls.ingest.whip_url).href;
         await pc.setRemoteDescription({ type: 'answer', sdp: await res.text() });
       } catch (err) {
@@ -254,7 +319,35 @@ function GoLive({ ls, streamKey }: { ls: LiveStream; streamKey: string }) {
           Stop ({state})
         </button>
       )}
-      {error && <small class="error">{error}</small>}
+      {error && (
+        <small class="error" role="alert" data-ended={ended ? '' : undefined}>
+          {error}
+          {planFull && <SlotHolder streams={streams.filter((s) => s.id !== ls.id && (s.status !== 'idle' || s.active_video_id))} retrying={state === 'retrying'} />}
+        </small>
+      )}
     </form>
+  );
+}
+
+/** Which of the workspace's streams holds the plan's broadcast slot, each named with a link that opens it in the studio. */
+function SlotHolder({ streams, retrying }: { streams: LiveStream[]; retrying: boolean }) {
+  return (
+    <span data-slot-holder>
+      {': '}
+      {streams.length ? (
+        <>
+          {streams.map((s, i) => (
+            <span key={s.id}>
+              {i > 0 && ', '}
+              <Link to={`/live?stream=${s.id}`}>{s.title || s.id}</Link> ({s.status === 'active' ? 'on air' : s.status === 'disconnected' ? 'in its reconnect window' : 'finishing its recording'})
+            </span>
+          ))}{' '}
+          {streams.length === 1 ? 'holds' : 'hold'} it
+        </>
+      ) : (
+        'another broadcast of this workspace is starting'
+      )}
+      {retrying ? '. Trying again every 3 s until it ends.' : '.'}
+    </span>
   );
 }

@@ -1,10 +1,12 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Page, type Schemas } from '../api';
 import { Collection, useActions } from '../components/collection';
 import { LiveStudio } from '../components/LiveStudio';
 import { CopyButton, Link, Secret } from '../components/ui';
+import { watermarkChoice, WatermarkSelect } from '../components/WatermarkSelect';
 import { when } from '../format';
 import { useLoad, usePoll } from '../hooks';
+import { useQueryParam } from '../router';
 
 type LiveStream = Schemas['LiveStream'];
 
@@ -19,10 +21,19 @@ export function LivePage() {
   const [created, setCreated] = useState<LiveStream | null>(null);
   const { failure, run } = useActions(reload);
   usePoll(true, reload, 3000);
+  // `?stream=ls_…` (the "preview" links, the studio's note on the stream that holds the plan's slot) picks the studio's stream.
+  const selected = useQueryParam('stream');
 
   const create = (f: FormData) =>
     run(async () =>
-      setCreated(await api<LiveStream>('POST', '/live-streams', { title: String(f.get('title') ?? ''), latency_mode: f.get('latency_mode'), reconnect_window: Number(f.get('reconnect_window')) })),
+      setCreated(
+        await api<LiveStream>('POST', '/live-streams', {
+          title: String(f.get('title') ?? ''),
+          latency_mode: f.get('latency_mode'),
+          reconnect_window: Number(f.get('reconnect_window')),
+          ...watermarkChoice(String(f.get('watermark_id') ?? '')),
+        }),
+      ),
     );
 
   return (
@@ -44,6 +55,7 @@ export function LivePage() {
               </select>,
             ],
             ['Reconnect window (s)', <input name="reconnect_window" type="number" min={0} max={1800} defaultValue="60" />],
+            ['Watermark', <WatermarkSelect name="watermark_id" />],
           ],
         }}
         error={failure ?? error}
@@ -54,7 +66,7 @@ export function LivePage() {
       >
         {created?.stream_key && <StreamKey stream={created} />}
       </Collection>
-      <LiveStudio streams={data?.data ?? []} known={created?.stream_key ? { id: created.id, key: created.stream_key } : null} />
+      <LiveStudio streams={data?.data ?? []} selected={selected} known={created?.stream_key ? { id: created.id, key: created.stream_key } : null} />
     </>
   );
 }
@@ -73,18 +85,8 @@ function StreamKey({ stream }: { stream: LiveStream }) {
 }
 
 const COLUMNS = [
-  {
-    title: 'Title',
-    cell: (ls: LiveStream) => (
-      <>
-        {ls.title || ls.id}
-        <br />
-        <small>
-          RTMP <code>{ls.ingest.rtmp_url}</code>
-        </small>
-      </>
-    ),
-  },
+  // The RTMP server is the same for every stream: the studio below shows it, with SRT and WHIP.
+  { title: 'Title', wrap: true, cell: (ls: LiveStream) => ls.title || ls.id },
   {
     title: 'Status',
     cell: (ls: LiveStream) => (
@@ -93,9 +95,7 @@ const COLUMNS = [
         {ls.status === 'active' && (
           <>
             {' '}
-            <a href={ls.embed_url} target="_blank" rel="noopener">
-              preview
-            </a>
+            <Link to={`/live?stream=${ls.id}`}>preview</Link>
           </>
         )}
         {ls.last_disconnect_reason && ls.status !== 'active' && <small> ({ls.last_disconnect_reason})</small>}
@@ -103,17 +103,53 @@ const COLUMNS = [
     ),
   },
   { title: 'Latency', cell: (ls: LiveStream) => ls.latency_mode },
-  {
-    title: 'Recordings',
-    cell: (ls: LiveStream) =>
-      ls.recent_video_ids.slice(0, 3).map((v) => (
-        <div key={v}>
-          <Link to={`/videos/${v}`}>{v.slice(0, 12)}…</Link>
-        </div>
-      )),
-  },
+  { title: 'Recordings', wrap: true, cell: (ls: LiveStream) => <Recordings ids={ls.recent_video_ids.slice(0, 3)} /> },
   { title: 'Created', cell: (ls: LiveStream) => when(ls.created_at) },
 ];
+
+type Recording = { title: string; created_at: string } | null;
+/** Titles and start times of recordings, fetched once each per page load (a recording's title rarely changes). */
+const recordings = new Map<string, Promise<Recording>>();
+const recordingOf = (id: string) => {
+  let p = recordings.get(id);
+  if (!p) recordings.set(id, (p = api<Schemas['Video']>('GET', `/videos/${id}`).then((v) => ({ title: v.title, created_at: v.created_at }), () => null)));
+  return p;
+};
+
+/** A stream's latest recordings by title and start time, each a link to its video (issue 49: truncated ids were all it showed). */
+function Recordings({ ids }: { ids: string[] }) {
+  const [known, setKnown] = useState<Record<string, Recording>>({});
+  const key = ids.join(',');
+  useEffect(() => {
+    let live = true;
+    void Promise.all(ids.map(async (id) => [id, await recordingOf(id)] as const)).then((all) => live && setKnown(Object.fromEntries(all)));
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key]);
+  if (!ids.length) return <small>none yet</small>;
+  return (
+    <ul class="plain recordings" data-recordings>
+      {ids.map((id) => {
+        const r = known[id];
+        return (
+          <li key={id}>
+            <Link to={`/videos/${id}`}>{r ? r.title || 'Untitled recording' : 'Recording'}</Link>
+            {r && <small> · {startTime(r.created_at)}</small>}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+/** "14:05" today, else "5 Dec, 14:05". */
+function startTime(iso: string): string {
+  const d = new Date(iso);
+  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  return d.toDateString() === new Date().toDateString() ? time : `${d.toLocaleDateString(undefined, { day: 'numeric', month: 'short' })}, ${time}`;
+}
 
 function StreamActions({ stream: ls, run, onNewKey }: { stream: LiveStream; run: (fn: () => Promise<unknown>) => Promise<boolean>; onNewKey: (s: LiveStream) => void }) {
   return (

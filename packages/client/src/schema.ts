@@ -250,6 +250,7 @@ export interface paths {
          *     (`transcript_mismatch`: the words do not match the speech; `transcript_not_in_dictionary`: another language; `no_audio`).
          *     English (`en`, `en-*`) and French (`fr`, `fr-*`) only: others 422 `language_unsupported`. 400 `invalid_transcript` (no words, bad UTF-8), `invalid_request` (NUL);
          *     409 `not_ready`, `alignment_in_progress`; 413 `transcript_too_large`; 415 for other media types; 422 `transcript_too_long` (more words than the audio can hold: 8 a second), `video_too_long`.
+         *     429 `too_many_jobs` with Retry-After: the video (every language tag counts) or the workspace has as many jobs in flight as it may (alignments, added audio tracks, clips; `JOBS_PER_VIDEO`, `JOBS_PER_WORKSPACE`).
          */
         post: operations["alignCaptions"];
         delete?: never;
@@ -272,7 +273,7 @@ export interface paths {
          * Add an audio track (another language) to a ready video
          * @description From `url` (fetched in the background, public addresses only), or else through the single-use `upload_url` answered here (PUT the file with `upload_headers`; it is picked up as soon as it lands).
          *     The track is aligned to the video's timeline: a longer file is cut at the video's end, a shorter one padded with silence. Events `video.audio_track.ready` / `video.audio_track.failed`.
-         *     400 `invalid_language`, `url_not_allowed`, `validation_failed`; 409 `not_ready` (video not ready or encoded before audio renditions), `audio_track_exists`.
+         *     400 `invalid_language`, `url_not_allowed`, `validation_failed`; 409 `not_ready` (video not ready or encoded before audio renditions), `audio_track_exists`; 429 `too_many_jobs` with Retry-After (the video or the workspace has as many jobs in flight as it may).
          */
         post: operations["addAudioTrack"];
         delete?: never;
@@ -309,7 +310,7 @@ export interface paths {
         put?: never;
         /**
          * Cut a clip: a new video from a range of a ready one
-         * @description 202 with the new video (processing, `source_video_id` set). 400 `invalid_range` for times outside the video or less than 0.1 s apart; 409 `not_ready` (source not ready), `original_missing`.
+         * @description 202 with the new video (processing, `source_video_id` set). 400 `invalid_range` for times outside the video or less than 0.1 s apart; 409 `not_ready` (source not ready), `original_missing`; 429 `too_many_jobs` with Retry-After (clips being made count against the source video's and the workspace's jobs in flight).
          */
         post: operations["createClip"];
         delete?: never;
@@ -671,6 +672,77 @@ export interface paths {
         head?: never;
         /** Set the workspace's default restriction (videos naming none) and encryption (new videos only) */
         patch: operations["updatePlaybackDefaults"];
+        trace?: never;
+    };
+    "/watermarks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's watermark profiles (oldest first) */
+        get: operations["listWatermarks"];
+        put?: never;
+        /** Create a watermark profile (SPEC §24): the body is the image (image/png or image/jpeg, ≤ 1 MiB, ≤ 4096×4096; placement as query fields) or JSON { "url": … } with the placement. Refusals: 415 `unsupported_image_type`, 413 `image_too_large`, 400 `invalid_image`, `image_dimensions_too_large`, `image_decompression_bomb`, `image_animated`, `image_cmyk`, `url_not_allowed`, `url_fetch_failed`, `invalid_parameters` */
+        post: operations["createWatermark"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/watermarks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a watermark profile */
+        get: operations["getWatermark"];
+        put?: never;
+        post?: never;
+        /** Delete a watermark profile; videos already made keep their mark */
+        delete: operations["deleteWatermark"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/watermarks/{id}/image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A watermark profile's image, as it was uploaded (image/png or image/jpeg) */
+        get: operations["getWatermarkImage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/watermark-defaults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's default watermark (new videos and live streams naming none) */
+        get: operations["getWatermarkDefaults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set the workspace's default watermark (null: none); existing videos keep theirs */
+        patch: operations["updateWatermarkDefaults"];
         trace?: never;
     };
     "/encoding-defaults": {
@@ -1055,7 +1127,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** WHIP (RFC 9725): publish an SDP offer (H.264 + Opus, ≤ 64 KB) with the stream key as the Bearer token */
+        /** WHIP (RFC 9725): publish an SDP offer (H.264 + Opus, ≤ 64 KB) with the stream key as the Bearer token; `?resume=1` marks an automatic retry, refused with 409 `broadcast_ended` once the broadcast was completed or disabled */
         post: operations["whipPublish"];
         delete?: never;
         options?: never;
@@ -1077,7 +1149,7 @@ export interface paths {
         delete: operations["whipEnd"];
         options?: never;
         head?: never;
-        /** Trickle ICE for a WHIP session (405 when the edge does not take it) */
+        /** Trickle ICE is not taken: always 405 `trickle_ice_not_supported` (send every candidate in the offer; no `Accept-Patch` is advertised) */
         patch: operations["whipTrickle"];
         trace?: never;
     };
@@ -1090,7 +1162,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** WHEP: play a broadcast that arrived by WHIP (POST a recvonly SDP offer, ≤ 64 KB); visibility, tokens and restrictions as for HLS */
+        /** WHEP: play a broadcast (POST a recvonly SDP offer, ≤ 64 KB); visibility, tokens and restrictions as for HLS; offers per client address are rate limited (429 `too_many_whep_offers` + Retry-After); a session is a view from its ICE connection, not its 201 (`?preview=1`: never: the dashboard studio preview) */
         post: operations["whepPlay"];
         delete?: never;
         options?: never;
@@ -1207,7 +1279,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in person */
+        /**
+         * The signed-in person
+         * @description Without a live session: 401 `unauthorized`, or 204 with `?if_signed_in=1` (how the dashboard asks at its start, so a signed-out visit logs no failed request)
+         */
         get: operations["getSession"];
         put?: never;
         /** Sign in (sets the session cookie) */
@@ -1315,7 +1390,7 @@ export interface paths {
         put?: never;
         /**
          * Player events (no key; CORS *; JSON or text/plain for sendBeacon; ≤ 16 KB, ≤ 100 events)
-         * @description Only subjects the caller could play are counted; anything else is dropped silently. Duplicate (view_id, seq) count once. Each client address may send ANALYTICS_BEACONS_PER_MINUTE requests a minute (default 1200); past it, 429 `beacon_rate_limited` with Retry-After.
+         * @description A body without Content-Type application/json or text/plain is 415 `unsupported_content_type`. Only subjects the caller could play are counted; anything else is dropped silently. Duplicate (view_id, seq) count once. Each client address may send ANALYTICS_BEACONS_PER_MINUTE requests a minute (default 1200); past it, 429 `beacon_rate_limited` with Retry-After.
          */
         post: operations["sendBeacons"];
         delete?: never;
@@ -1756,6 +1831,8 @@ export interface components {
             live_stream_id: string | null;
             /** @description true while the broadcast it records is still going on */
             is_live: boolean;
+            /** @description The watermark profile burnt into every output (`wm_…`), fixed at creation; null: none */
+            watermark_id: string | null;
         };
         Rendition: {
             /** @example 720p */
@@ -1859,6 +1936,8 @@ export interface components {
              * @enum {string}
              */
             encryption: "none" | "aes-128";
+            /** @description SPEC §24: the watermark profile (`wm_…`) burnt into every rendition, LL-HLS, WHEP and the recording; fixed at creation; null: none */
+            watermark_id: string | null;
             /** @description Only on create and reset-stream-key; store it, it is not shown again */
             stream_key?: string;
             ingest: {
@@ -2184,6 +2263,29 @@ export interface components {
             /** @enum {string} */
             default_encryption: "none" | "aes-128";
         };
+        Watermark: {
+            /** @example wm_0190d3c8e4a97c1e8f1b2a3c4d5e6f70 */
+            id: string;
+            name: string | null;
+            /** @enum {string} */
+            content_type: "image/png" | "image/jpeg";
+            width: number;
+            height: number;
+            size_bytes: number;
+            /** @enum {string} */
+            position: "top-left" | "top-right" | "bottom-left" | "bottom-right" | "center";
+            padding: number;
+            scale: number;
+            opacity: number;
+            /** Format: date-time */
+            created_at: string;
+        };
+        WatermarkList: {
+            data: components["schemas"]["Watermark"][];
+        };
+        WatermarkDefaults: {
+            default_watermark_id: string | null;
+        };
         EncodingDefaults: {
             /**
              * @description Always starts with "h264"
@@ -2284,6 +2386,11 @@ export interface components {
             to: string;
             /** @enum {string} */
             granularity: "hour" | "day";
+            /**
+             * Format: date-time
+             * @description The figures are as of the rollup's last run (every ANALYTICS_ROLLUP_EVERY_SECONDS): every view that started before this time, with the events it had sent by that run; views since, and the rest of views still going on, come with the next run. null: computed from raw events (the rollup has not run yet)
+             */
+            as_of: string | null;
             totals: components["schemas"]["AnalyticsTotals"];
             series: components["schemas"]["AnalyticsPoint"][];
             breakdowns: components["schemas"]["AnalyticsBreakdowns"];
@@ -2319,10 +2426,14 @@ export interface components {
             rebuffer_frequency_per_minute: number;
             /** @description Bitrate weighted by the time each rendition played, in kb/s */
             time_weighted_bitrate_kbps: number | null;
-            /** @description Time-weighted mean of (player height / rendition height − 1) where > 0, in %; null when players sent no height */
+            /** @description Share of the playback time (with the player's and the rendition's heights known) during which the picture was shown larger than the rendition, in % (0–100); null when players sent no height */
             upscale_percentage: number | null;
-            /** @description Time-weighted mean of (1 − player height / rendition height) where > 0, in % */
+            /** @description Share of that playback time during which the picture was shown smaller than the rendition, in % (0–100) */
             downscale_percentage: number | null;
+            /** @description Time-weighted mean, over the playback time with both heights known, of (player height / rendition height − 1) where > 0, in % (may pass 100: 240p shown 720 pixels high is 200); what the experience score's quality part uses */
+            upscale_amount_percentage: number | null;
+            /** @description Time-weighted mean of (1 − player height / rendition height) where > 0, in % (0–100) */
+            downscale_amount_percentage: number | null;
         };
         AnalyticsPoint: {
             /** Format: date-time */
@@ -2352,10 +2463,14 @@ export interface components {
             rebuffer_frequency_per_minute: number;
             /** @description Bitrate weighted by the time each rendition played, in kb/s */
             time_weighted_bitrate_kbps: number | null;
-            /** @description Time-weighted mean of (player height / rendition height − 1) where > 0, in %; null when players sent no height */
+            /** @description Share of the playback time (with the player's and the rendition's heights known) during which the picture was shown larger than the rendition, in % (0–100); null when players sent no height */
             upscale_percentage: number | null;
-            /** @description Time-weighted mean of (1 − player height / rendition height) where > 0, in % */
+            /** @description Share of that playback time during which the picture was shown smaller than the rendition, in % (0–100) */
             downscale_percentage: number | null;
+            /** @description Time-weighted mean, over the playback time with both heights known, of (player height / rendition height − 1) where > 0, in % (may pass 100: 240p shown 720 pixels high is 200); what the experience score's quality part uses */
+            upscale_amount_percentage: number | null;
+            /** @description Time-weighted mean of (1 − player height / rendition height) where > 0, in % (0–100) */
+            downscale_amount_percentage: number | null;
         };
         AnalyticsBreakdowns: {
             browser: {
@@ -2407,6 +2522,11 @@ export interface components {
             to: string;
             /** @enum {string} */
             granularity: "hour" | "day";
+            /**
+             * Format: date-time
+             * @description The figures are as of the rollup's last run (every ANALYTICS_ROLLUP_EVERY_SECONDS): every view that started before this time, with the events it had sent by that run; views since, and the rest of views still going on, come with the next run. null: computed from raw events (the rollup has not run yet)
+             */
+            as_of: string | null;
             totals: components["schemas"]["AnalyticsTotals"];
             series: components["schemas"]["AnalyticsPoint"][];
             breakdowns: components["schemas"]["AnalyticsBreakdowns"];
@@ -2419,15 +2539,35 @@ export interface components {
             to: string;
             /** @enum {string} */
             granularity: "hour" | "day";
+            /**
+             * Format: date-time
+             * @description The figures are as of the rollup's last run (every ANALYTICS_ROLLUP_EVERY_SECONDS): every view that started before this time, with the events it had sent by that run; views since, and the rest of views still going on, come with the next run. null: computed from raw events (the rollup has not run yet)
+             */
+            as_of: string | null;
             totals: components["schemas"]["AnalyticsTotals"];
             series: components["schemas"]["AnalyticsPoint"][];
             breakdowns: components["schemas"]["AnalyticsBreakdowns"];
+            /** @description The 10 videos (recordings included) with the most views in the range */
             top_videos: {
                 video_id: string;
                 title: string | null;
                 views: number;
                 watch_time_seconds: number;
             }[];
+            /** @description The 10 live streams with the most views while on air in the range (a broadcast's later views count under its recording video) */
+            top_live_streams: {
+                live_stream_id: string;
+                title: string | null;
+                views: number;
+                watch_time_seconds: number;
+            }[];
+            /** @description The videos and live streams with views in the range beyond the two top lists (deleted ones included): totals.views = Σ top_videos.views + Σ top_live_streams.views + others.views, and likewise watch time */
+            others: {
+                videos: number;
+                live_streams: number;
+                views: number;
+                watch_time_seconds: number;
+            };
         };
     };
     responses: never;
@@ -2481,6 +2621,8 @@ export interface operations {
                      * @enum {string}
                      */
                     encryption?: "none" | "aes-128";
+                    /** @description SPEC §24: a watermark profile of this workspace burnt into every output; null: none; absent: the workspace's default_watermark_id */
+                    watermark_id?: string | null;
                     cors_origin?: string;
                     /** @enum {string} */
                     upload_protocol?: "put" | "tus";
@@ -2819,6 +2961,8 @@ export interface operations {
                      * @enum {string}
                      */
                     encryption?: "none" | "aes-128";
+                    /** @description SPEC §24: a watermark profile of this workspace burnt into every output; null: none; absent: the workspace's default_watermark_id */
+                    watermark_id?: string | null;
                     cors_origin?: string;
                     /** @enum {string} */
                     upload_protocol?: "put" | "tus";
@@ -3134,6 +3278,8 @@ export interface operations {
                      * @enum {string}
                      */
                     encryption?: "none" | "aes-128";
+                    /** @description SPEC §24: a watermark profile of this workspace burnt into every output; null: none; absent: the workspace's default_watermark_id */
+                    watermark_id?: string | null;
                 };
             };
         };
@@ -7456,6 +7602,8 @@ export interface operations {
                     playback_restriction_id?: string | null;
                     /** @enum {string} */
                     encryption?: "none" | "aes-128";
+                    /** @description SPEC §24: a watermark profile of this workspace burnt into every output; null: none; absent: the workspace's default_watermark_id */
+                    watermark_id?: string | null;
                 };
             };
         };
@@ -9195,6 +9343,693 @@ export interface operations {
             };
         };
     };
+    listWatermarks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WatermarkList"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWatermark: {
+        parameters: {
+            query?: {
+                /** @description Corner or centre of the frame (default bottom-right) */
+                position?: "top-left" | "top-right" | "bottom-left" | "bottom-right" | "center";
+                /** @description Margin: a fraction of the video's width (left/right) and height (top/bottom) (0–0.5; default 0.05) */
+                padding?: number | string;
+                /** @description The mark's width as a fraction of the video's width (its height for a portrait video); 0 = the image's own size (0–1; default 0.15) */
+                scale?: number | string;
+                /** @description 1 = opaque (0–1; default 1) */
+                opacity?: number | string;
+                name?: string;
+            };
+            header?: {
+                /** @description Makes a retried POST safe: the same key and body within 24 h answer the first response again (`Idempotent-Replayed: true`). See docs/api.md. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "image/png": string;
+                "image/jpeg": string;
+                "application/json": {
+                    /** @description A public http(s) URL of a PNG or JPEG, fetched once under the URL-import guard */
+                    url: string;
+                    /**
+                     * @description Corner or centre of the frame (default bottom-right)
+                     * @enum {string}
+                     */
+                    position?: "top-left" | "top-right" | "bottom-left" | "bottom-right" | "center";
+                    /**
+                     * @description Margin: a fraction of the video's width (left/right) and height (top/bottom) (0–0.5; default 0.05)
+                     * @example 0.05
+                     */
+                    padding?: number | string;
+                    /**
+                     * @description The mark's width as a fraction of the video's width (its height for a portrait video); 0 = the image's own size (0–1; default 0.15)
+                     * @example 0.15
+                     */
+                    scale?: number | string;
+                    /**
+                     * @description 1 = opaque (0–1; default 1)
+                     * @example 1
+                     */
+                    opacity?: number | string;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Watermark"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description State conflict (`invalid_state`, `not_ready`, `idempotency_key_in_use`, …) */
+            409: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another request (`idempotency_key_reused`) */
+            422: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWatermark: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Watermark"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWatermark: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWatermarkImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or another workspace's resource (`not_found`) */
+            404: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWatermarkDefaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WatermarkDefaults"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWatermarkDefaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    default_watermark_id: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    "X-RateLimit-Limit": string;
+                    "X-RateLimit-Remaining": string;
+                    /** @description Unix seconds when the window resets */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WatermarkDefaults"];
+                };
+            };
+            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
+            400: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key (`unauthorized`) */
+            401: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden (`insufficient_scope`, `workspace_mismatch`, quota codes) */
+            403: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (`rate_limited`, with Retry-After) */
+            429: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, without internals (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unavailable (`temporarily_unavailable`) */
+            503: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getEncodingDefaults: {
         parameters: {
             query?: never;
@@ -9601,7 +10436,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Access-Control-Allow-Methods: GET, HEAD, POST, PATCH, DELETE, OPTIONS; Location exposed */
+            /** @description Access-Control-Allow-Methods: GET, HEAD, POST, DELETE, OPTIONS; Location exposed */
             204: {
                 headers: {
                     /** @description Also in every log line of the request */
@@ -10863,7 +11698,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Access-Control-Allow-Methods: GET, HEAD, POST, PATCH, DELETE, OPTIONS; Location exposed */
+            /** @description Access-Control-Allow-Methods: GET, HEAD, POST, DELETE, OPTIONS; Location exposed */
             204: {
                 headers: {
                     /** @description Also in every log line of the request */
@@ -11150,7 +11985,9 @@ export interface operations {
     };
     whipPublish: {
         parameters: {
-            query?: never;
+            query?: {
+                resume?: string;
+            };
             header: {
                 /** @description `Bearer <stream_key>` (the live stream key, not an API key) */
                 Authorization: string;
@@ -11371,88 +12208,17 @@ export interface operations {
     whipTrickle: {
         parameters: {
             query?: never;
-            header: {
-                /** @description `Bearer <stream_key>` (the live stream key, not an API key) */
-                Authorization: string;
-            };
+            header?: never;
             path: {
                 /** @description The edge's session id, from Location */
                 session: string;
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/trickle-ice-sdpfrag": string;
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description Taken */
-            204: {
-                headers: {
-                    /** @description Also in every log line of the request */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Bad JSON or parameters (`invalid_json`, `invalid_parameters`, …) */
-            400: {
-                headers: {
-                    /** @description Also in every log line of the request */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Missing or invalid API key (`unauthorized`) */
-            401: {
-                headers: {
-                    /** @description Also in every log line of the request */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found, or another workspace's resource (`not_found`) */
-            404: {
-                headers: {
-                    /** @description Also in every log line of the request */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Error */
             405: {
-                headers: {
-                    /** @description Also in every log line of the request */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Body too large (`payload_too_large`) */
-            413: {
-                headers: {
-                    /** @description Also in every log line of the request */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            415: {
                 headers: {
                     /** @description Also in every log line of the request */
                     "X-Request-Id": string;
@@ -11473,33 +12239,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error */
-            502: {
-                headers: {
-                    /** @description Also in every log line of the request */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A backing service is unavailable (`temporarily_unavailable`) */
-            503: {
-                headers: {
-                    /** @description Also in every log line of the request */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     whepPlay: {
         parameters: {
-            query?: never;
+            query?: {
+                preview?: string;
+            };
             header?: never;
             path: {
                 /** @description A `ls_` id (public and unlisted live streams) or a playback token of the broadcast's recording. The stream's playback restriction (SPEC §20) refuses other sites with 403 `playback_restricted`. */
@@ -11954,7 +12700,9 @@ export interface operations {
     };
     getSession: {
         parameters: {
-            query?: never;
+            query?: {
+                if_signed_in?: "1";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -11971,6 +12719,15 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["DashboardSession"];
                 };
+            };
+            /** @description No live session (`if_signed_in=1`) */
+            204: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Missing or invalid API key (`unauthorized`) */
             401: {
@@ -12425,6 +13182,17 @@ export interface operations {
             };
             /** @description Body too large (`payload_too_large`) */
             413: {
+                headers: {
+                    /** @description Also in every log line of the request */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            415: {
                 headers: {
                     /** @description Also in every log line of the request */
                     "X-Request-Id": string;
