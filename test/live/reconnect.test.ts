@@ -14,7 +14,7 @@ describe('live: disconnect and reconnect', function () {
   it('a reconnect inside reconnect_window continues the same recording (with a discontinuity)', async () => {
     const ls = (await s.post('/v1/live-streams', { reconnect_window: 30 }).expect(201)).body;
     const url = `${s.rtmpBase}/${ls.stream_key}`;
-    const first = pushRtmp(url, { seconds: 10 });
+    const first = pushRtmp(url, { seconds: 60 });
     const t0 = Date.now();
     const active = await waitFor('active', async () => {
       const r = await read(ls.id);
@@ -29,7 +29,7 @@ describe('live: disconnect and reconnect', function () {
       return r.status === 'disconnected' && r;
     });
     assert.equal(gone.last_disconnect_reason, 'encoder disconnected');
-    const second = pushRtmp(url, { seconds: 20 });
+    const second = pushRtmp(url, { seconds: 60 });
     try {
       const again = await waitFor('active again', async () => {
         const r = await read(ls.id);
@@ -57,7 +57,7 @@ describe('live: disconnect and reconnect', function () {
   it('a reconnect after the window starts a new recording', async () => {
     const ls = (await s.post('/v1/live-streams', { reconnect_window: 1 }).expect(201)).body;
     const url = `${s.rtmpBase}/${ls.stream_key}`;
-    const first = pushRtmp(url, { seconds: 10 });
+    const first = pushRtmp(url, { seconds: 60 });
     const active = await waitFor('active', async () => {
       const r = await read(ls.id);
       return r.status === 'active' && r;
@@ -69,7 +69,7 @@ describe('live: disconnect and reconnect', function () {
       return r.status === 'idle' && r.recent_video_ids.length === 1 && r;
     });
     assert.deepEqual(idle.recent_video_ids, [active.active_video_id]);
-    const second = pushRtmp(url, { seconds: 20 });
+    const second = pushRtmp(url, { seconds: 60 });
     try {
       const again = await waitFor('active again', async () => {
         const r = await read(ls.id);
@@ -124,7 +124,7 @@ describe('live: disconnect and reconnect', function () {
     const freePlan = async () => {
       const a = await mk({ reconnect_window: 60 }, s.ws.fullKey);
       const b = await mk({ reconnect_window: 0 }, s.ws.fullKey);
-      const first = pushRtmp(`${s.rtmpBase}/${a.stream_key}`, { seconds: 8 });
+      const first = pushRtmp(`${s.rtmpBase}/${a.stream_key}`, { seconds: 60 });
       try {
         await waitFor('a active', async () => (await readIn(a.id, s.ws.fullKey)).status === 'active');
       } finally {
@@ -144,7 +144,7 @@ describe('live: disconnect and reconnect', function () {
     const roomyPlan = async () => {
       const c = await mk({ reconnect_window: 60 }, ws.fullKey);
       const d = await mk({ reconnect_window: 0 }, ws.fullKey);
-      const third = pushRtmp(`${s.rtmpBase}/${c.stream_key}`, { seconds: 8 });
+      const third = pushRtmp(`${s.rtmpBase}/${c.stream_key}`, { seconds: 60 });
       try {
         await waitFor('c active', async () => (await readIn(c.id, ws.fullKey)).status === 'active');
       } finally {
