@@ -20,6 +20,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { singlePassLadderArgs } from '../lib/media/args';
+import { chunkLadderArgs } from '../lib/media/chunks';
+import type { Mark } from '../lib/media/watermark';
 import { planLadder } from '../lib/media/ladder';
 import { runFfmpeg } from '../lib/media/run';
 import { allRenditionsReady, allRunEvents, isStatus, uploadFormA, waitForVideo } from '../test/support/flow';
@@ -42,6 +44,8 @@ const bitrate = arg('bitrate', 6_000_000);
 const content = argv.includes('--noise') ? ('noise' as const) : ('testsrc' as const);
 // --no-passthrough: the fallback path (lowest rung first, then the rest), as for an ineligible source.
 const passthrough = !argv.includes('--no-passthrough');
+// --overlay-only: only the watermark's cost (SPEC §24), no stack.
+const overlayOnly = argv.includes('--overlay-only');
 const preset = process.env.X264_PRESET ?? 'veryfast';
 const root = path.resolve(__dirname, '..');
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -72,6 +76,40 @@ async function floor(clip: string, duration: number): Promise<{ wall: number; cp
   } finally {
     fs.rmSync(out, { recursive: true, force: true });
   }
+}
+
+/**
+ * SPEC §24: the production ladder command (chunkLadderArgs, the whole source as one chunk, every
+ * rung from one decode) without and with a watermark (a 256×128 PNG, scale 0.15, opacity 0.8),
+ * one after the other on the same machine: the overlay's cost as a ratio of the plain ladder.
+ */
+async function overlayCost(clip: string, duration: number): Promise<{ plain: number; marked: number }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vh-bench-mark-'));
+  try {
+    const file = path.join(dir, 'mark.png');
+    await runFfmpeg(['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=c=magenta:s=256x128', '-frames:v', '1', file], {});
+    const mark: Mark = { file, format: 'png', width: 256, height: 128, position: 'bottom-right', padding: 0.05, scale: 0.15, opacity: 0.8 };
+    const rungs = planLadder({ width: 1920, height: 1080 });
+    const once = async (withMark: boolean) => {
+      const out = fs.mkdtempSync(path.join(dir, 'out-'));
+      for (const r of rungs) fs.mkdirSync(path.join(out, r.name));
+      const t0 = performance.now();
+      await runFfmpeg(chunkLadderArgs({ input: clip, outputRoot: out, rungs, chunk: { index: 0, start: 0, end: null }, hasAudio: true, segmentSeconds: 6, fps: 24, preset, mark: withMark ? mark : null }), { durationSeconds: duration });
+      return (performance.now() - t0) / 1000;
+    };
+    const plain = await once(false);
+    const marked = await once(true);
+    return { plain, marked };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function printOverlayCost(clip: string): Promise<void> {
+  process.stdout.write('watermark overlay: the ladder without and with a mark... ');
+  const o = await overlayCost(clip, seconds);
+  console.log(`${f1(o.plain)} s / ${f1(o.marked)} s`);
+  console.log(`  ladder with a watermark / plain ladder     ${f1(o.marked)} / ${f1(o.plain)} s = ${f2(o.marked / o.plain)}x   (goal ≤ 1.10x)`);
 }
 
 async function pipeline(stack: Stack, clip: string): Promise<{ id: string; uuid: string; ready: number; all: number }> {
@@ -113,6 +151,7 @@ async function partOne(): Promise<void> {
   // 6 Mb/s: a typical 1080p upload, within the passthrough's bitrate rule (ultrafast's default ~13 Mb/s is not).
   const clip = await makeClip({ width: 1920, height: 1080, seconds, videoBitrate: bitrate, content });
   console.log(`${(fs.statSync(clip).size / 1e6).toFixed(1)} MB`);
+  if (overlayOnly) return printOverlayCost(clip);
   const stack = await startStack({ env: { TRANSCODE_PASSTHROUGH: String(passthrough), X264_PRESET: preset, LOG_LEVEL: 'warn', TRANSCODE_CONCURRENCY: String(os.availableParallelism()), RATE_LIMIT_PER_MINUTE: '100000' } });
   const rows: Array<{ floor: number; ready: number; all: number }> = [];
   for (let i = 0; i < runs; i++) {
@@ -186,6 +225,8 @@ async function partTwo(): Promise<void> {
 
 async function main(): Promise<void> {
   await partOne();
+  if (overlayOnly) return;
+  await printOverlayCost(await makeClip({ width: 1920, height: 1080, seconds, videoBitrate: bitrate, content }));
   if (scale) await partTwo();
 }
 

@@ -5,6 +5,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
+import { fetchMark } from '../../lib/watermarks/local';
+import { markOfVideo } from '../../lib/watermarks/store';
 import { createMediaTools, measuredBandwidth, type PlaylistRung, type Rung } from '../../lib/media';
 import { parseMediaPlaylist } from '../../lib/media/chunks';
 import { cmafAudioArgs, cmafAudioRendition, cmafCodecString, cmafRungArgs, codecRenditionName, type VideoCodec } from '../../lib/media/cmaf';
@@ -94,8 +96,13 @@ export function codecActivities({ config, db, storage }: ActivityDeps) {
       try {
         return await withTempDir(async (dir) => {
           const input = await media.open(await storage.mediaSource(p.storageKey), ctx.cancellationSignal);
-          const args = cmafRungArgs({ input: input.path, inputArgs: input.inputArgs, outputDir: dir, rung: p.rung, codec: p.codec, segmentSeconds, fps: p.fps });
-          await media.ffmpeg(args, input, { outputDir: dir, durationSeconds: p.durationSeconds, signal: ctx.cancellationSignal, onProgress: (pct) => (progress = pct), background: true });
+          const wm = await fetchMark(storage, await markOfVideo(db, p.videoId));
+          try {
+            const args = cmafRungArgs({ input: input.path, inputArgs: input.inputArgs, outputDir: dir, rung: p.rung, codec: p.codec, segmentSeconds, fps: p.fps, mark: wm?.mark });
+            await media.ffmpeg(args, input, { outputDir: dir, durationSeconds: p.durationSeconds, signal: ctx.cancellationSignal, onProgress: (pct) => (progress = pct), background: true, readOnly: wm?.readOnly });
+          } finally {
+            await wm?.dispose();
+          }
           const segments = parseMediaPlaylist(await fs.readFile(path.join(dir, 'index.m3u8'), 'utf8'));
           if (segments.length === 0 || segments.some((s) => !/^seg_[0-9]{5}\.m4s$/.test(s.uri))) throw new Error(`unexpected ${name} playlist`);
           const sizes = await Promise.all(segments.map(async (s) => ({ seconds: s.seconds, bytes: (await fs.stat(path.join(dir, s.uri))).size })));

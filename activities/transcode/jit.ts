@@ -32,29 +32,12 @@ export function jitActivities({ config, db, storage, log }: ActivityDeps) {
     // The plan first, the playlist last: a listed segment can always be cut.
     await storage.put(jitPlanKey(prefix), JSON.stringify(video), { contentType: 'application/json' });
     await storage.put(prefix + 'index.m3u8', playlist, { contentType: PLAYLIST_TYPE });
-    const { encode: _encode, ...base } = video;
-    const rows: Array<Record<string, unknown>> = [];
-    for (const t of planAudioTracks(p.audioStreams, nameOfLanguage)) {
-      const rendition = jitAudioRendition(t.rendition);
-      const plan: JitPlan = { ...base, kind: 'audio', stream: t.stream, channels: t.channels, bitrate: t.bitrate };
-      const at = audioKey(p.workspaceId, p.videoId, rendition);
-      await storage.put(jitPlanKey(at), JSON.stringify(plan), { contentType: 'application/json' });
-      await storage.put(at + 'index.m3u8', playlist, { contentType: PLAYLIST_TYPE });
-      rows.push({
-        video_id: p.videoId, rendition, ordinal: rows.length, language: t.language, name: t.name, is_default: t.isDefault,
-        channels: t.channels, bitrate: t.bitrate, status: 'ready', origin: 'source', loudness_lufs: null, error_message: null,
-      });
-    }
-    await db.transaction(async (tx) => {
-      await tx('audio_tracks').where({ video_id: p.videoId, origin: 'source' }).delete();
-      if (rows.length) await tx('audio_tracks').insert(rows).onConflict(['video_id', 'rendition']).merge();
-      await tx('videos').where({ id: p.videoId }).update({ audio_layout: 'group', updated_at: tx.fn.now() });
-    });
+    const tracks = await publishAudioPlans({ db, storage }, p, video);
     if (p.name !== 'source') await db('renditions').where({ video_id: p.videoId, name: p.name }).update({ bitrate: bw.average, peak_bitrate: bw.peak });
     return {
       name: p.name, width: p.width, height: p.height, videoBitrate: bw.average, maxrate: bw.peak, bufsize: 0,
       // The variant plays with the AUDIO group's stereo rendition: its BANDWIDTH counts it (RFC 8216 §4.3.4.2).
-      audioBitrate: rows.length ? STEREO_BITRATE : 0,
+      audioBitrate: tracks ? STEREO_BITRATE : 0,
       codecs, segments: video.boundaries.length,
     };
   }
@@ -158,4 +141,33 @@ export function jitActivities({ config, db, storage, log }: ActivityDeps) {
       }
     },
   };
+}
+
+/**
+ * One AAC plan and playlist per audio track of the source, on the video plan's boundaries and
+ * timeline, and the tracks' rows written `ready` (so the master names them); the video's audio
+ * layout becomes the AUDIO group. Returns how many tracks.
+ */
+export async function publishAudioPlans(deps: Pick<ActivityDeps, 'db' | 'storage'>, p: { workspaceId: string; videoId: string; audioStreams: AudioStream[] }, video: JitPlan): Promise<number> {
+  const { db, storage } = deps;
+  const playlist = jitPlaylist(video);
+  const { encode: _encode, midGop: _midGop, ...base } = video;
+  const rows: Array<Record<string, unknown>> = [];
+  for (const t of planAudioTracks(p.audioStreams, nameOfLanguage)) {
+    const rendition = jitAudioRendition(t.rendition);
+    const plan: JitPlan = { ...base, kind: 'audio', stream: t.stream, channels: t.channels, bitrate: t.bitrate };
+    const at = audioKey(p.workspaceId, p.videoId, rendition);
+    await storage.put(jitPlanKey(at), JSON.stringify(plan), { contentType: 'application/json' });
+    await storage.put(at + 'index.m3u8', playlist, { contentType: PLAYLIST_TYPE });
+    rows.push({
+      video_id: p.videoId, rendition, ordinal: rows.length, language: t.language, name: t.name, is_default: t.isDefault,
+      channels: t.channels, bitrate: t.bitrate, status: 'ready', origin: 'source', loudness_lufs: null, error_message: null,
+    });
+  }
+  await db.transaction(async (tx) => {
+    await tx('audio_tracks').where({ video_id: p.videoId, origin: 'source' }).delete();
+    if (rows.length) await tx('audio_tracks').insert(rows).onConflict(['video_id', 'rendition']).merge();
+    await tx('videos').where({ id: p.videoId }).update({ audio_layout: 'group', updated_at: tx.fn.now() });
+  });
+  return rows.length;
 }

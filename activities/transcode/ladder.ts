@@ -2,6 +2,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
+import { fetchMark } from '../../lib/watermarks/local';
+import { markOfVideo } from '../../lib/watermarks/store';
 import {
   createMediaTools,
   chunkLadderArgs,
@@ -28,6 +30,7 @@ import { renditionProgressSignal } from '../../workflows/video/defs';
 import type { ActivityDeps } from '../deps';
 import { toFailure } from './media';
 import { keyframeIndex } from './keyframes';
+import { ladderProgressReporter, type ChunkProgress } from './progress';
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 /** The passthrough rendition's folder next to the rungs' (`hls/source/`). */
@@ -168,6 +171,8 @@ export function ladderActivities({ config, db, storage, temporal, log }: Activit
       durationSeconds: number | null;
       /** Report progress to the workflow (worth it only when the chunk is the whole source). */
       signalProgress?: boolean;
+      /** Since issue 47: report this chunk's progress as its share of the group (ladderProgressSignal). */
+      progress?: ChunkProgress;
     }): Promise<{ segments: number }> {
       const ctx = Context.current();
       const workflowId = ctx.info.workflowExecution?.workflowId;
@@ -175,6 +180,7 @@ export function ladderActivities({ config, db, storage, temporal, log }: Activit
       const seconds = p.chunk.end !== null ? p.chunk.end - p.chunk.start : p.durationSeconds !== null ? p.durationSeconds - p.chunk.start : null;
       let lastSignal = 0;
       let lastPct = 0;
+      const report = ladderProgressReporter(temporal, log, p.rungs.map((r) => r.name), p.progress);
       return heartbeating((beat) =>
         withTempDir(async (dir) => {
           for (const r of p.rungs) await fs.mkdir(path.join(dir, r.name));
@@ -184,9 +190,12 @@ export function ladderActivities({ config, db, storage, temporal, log }: Activit
           } catch (err) {
             throw toFailure(err);
           }
-          const args = chunkLadderArgs({ input: input.path, inputArgs: input.inputArgs, outputRoot: dir, rungs: p.rungs, chunk: p.chunk, hasAudio: p.hasAudio, segmentSeconds, fps: p.fps, preset: config.media.x264Preset, rateControl: config.media.rateControl });
+          // SPEC §24: the video's mark, burnt into every rung of the chunk.
+          const wm = await fetchMark(storage, await markOfVideo(db, p.videoId));
+          const args = chunkLadderArgs({ input: input.path, inputArgs: input.inputArgs, outputRoot: dir, rungs: p.rungs, chunk: p.chunk, hasAudio: p.hasAudio, segmentSeconds, fps: p.fps, preset: config.media.x264Preset, rateControl: config.media.rateControl, mark: wm?.mark });
           const onProgress = (pct: number) => {
             beat(pct);
+            report?.(pct);
             const now = Date.now();
             // ≤ 50 signals a rung, as transcodeRendition: they land in the workflow's history.
             if (handle && now - lastSignal >= 2000 && pct - lastPct >= 2 && pct < 100) {
@@ -196,9 +205,11 @@ export function ladderActivities({ config, db, storage, temporal, log }: Activit
             }
           };
           try {
-            await media.ffmpeg(args, input, { outputDir: dir, durationSeconds: seconds, onProgress, signal: ctx.cancellationSignal, background: true });
+            await media.ffmpeg(args, input, { outputDir: dir, durationSeconds: seconds, onProgress, signal: ctx.cancellationSignal, background: true, readOnly: wm?.readOnly });
           } catch (err) {
             throw toFailure(err);
+          } finally {
+            await wm?.dispose();
           }
           let segments = 0;
           for (const r of p.rungs) {

@@ -1,6 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { displayDimensions } from '../../lib/media/ladder';
+import { fetchMark } from '../../lib/watermarks/local';
+import { markOfVideo } from '../../lib/watermarks/store';
 import { classifyFfmpegError, codecsFor, createMediaTools, FfmpegError, honestRung, isRefusedInput, masterPlaylist, MediaError, type PlaylistRung, REFUSED_INPUT_MESSAGE, thumbnailArgs, thumbnailTime, transcodeArgs } from '../../lib/media';
 import type { Rung } from '../../lib/media/ladder';
 import { withMasterLock, writeMaster } from '../../lib/outputs/publish';
@@ -44,17 +47,22 @@ export function mediaActivities({ config, db, storage, temporal, log }: Activity
       await withTempDir(async (dir) => {
         const output = path.join(dir, 'thumbnail.jpg');
         const signal = Context.current().cancellationSignal;
+        const wm = await fetchMark(storage, await markOfVideo(db, p.videoId));
         try {
           const input = await media.open(await storage.mediaSource(p.storageKey), signal);
-          const run = { outputDir: dir, signal, durationSeconds: p.durationSeconds };
-          await media.ffmpeg(thumbnailArgs({ input: input.path, inputArgs: input.inputArgs, output, atSeconds: thumbnailTime(p.durationSeconds) }), input, run);
+          const run = { outputDir: dir, signal, durationSeconds: p.durationSeconds, readOnly: wm?.readOnly };
+          // SPEC §24: the mark at the source's display size, before the downscale.
+          const marked = { mark: wm?.mark, frame: displayDimensions(input.info) };
+          await media.ffmpeg(thumbnailArgs({ input: input.path, inputArgs: input.inputArgs, output, atSeconds: thumbnailTime(p.durationSeconds), ...marked }), input, run);
           // A seek past the last keyframe of a very short clip yields no frame; take the first one.
           if (!(await fs.stat(output).catch(() => null))) {
-            await media.ffmpeg(thumbnailArgs({ input: input.path, inputArgs: input.inputArgs, output, atSeconds: 0 }), input, run);
+            await media.ffmpeg(thumbnailArgs({ input: input.path, inputArgs: input.inputArgs, output, atSeconds: 0, ...marked }), input, run);
           }
           if (!(await fs.stat(output).catch(() => null))) throw new MediaError('invalid_media', 'No frame of the video could be decoded for the thumbnail');
         } catch (err) {
           throw toFailure(err);
+        } finally {
+          await wm?.dispose();
         }
         await storage.putFile(keys.thumbnail(p.workspaceId, p.videoId), output, { contentType: 'image/jpeg' });
       }, 'vidhost-');
@@ -98,7 +106,9 @@ export function mediaActivities({ config, db, storage, temporal, log }: Activity
           } catch (err) {
             throw toFailure(err);
           }
+          const wm = await fetchMark(storage, await markOfVideo(db, p.videoId));
           const args = transcodeArgs({
+            mark: wm?.mark,
             input: input.path,
             inputArgs: input.inputArgs,
             outputDir: dir,
@@ -110,9 +120,11 @@ export function mediaActivities({ config, db, storage, temporal, log }: Activity
             segmentSeconds: config.media.segmentSeconds,
           });
           try {
-            await media.ffmpeg(args, input, { outputDir: dir, durationSeconds: p.durationSeconds ?? undefined, onProgress, signal: ctx.cancellationSignal });
+            await media.ffmpeg(args, input, { outputDir: dir, durationSeconds: p.durationSeconds ?? undefined, onProgress, signal: ctx.cancellationSignal, readOnly: wm?.readOnly });
           } catch (err) {
             throw toFailure(err);
+          } finally {
+            await wm?.dispose();
           }
           const prefix = keys.rendition(p.workspaceId, p.videoId, p.rung.name);
           const segments = (await fs.readdir(dir)).filter((f) => f.endsWith('.ts')).sort();
@@ -137,6 +149,13 @@ export function mediaActivities({ config, db, storage, temporal, log }: Activity
       extra?: PlaylistRung[];
       /** SPEC §19 layout: the rungs carry no audio; lib/outputs/audio.ts adds the AUDIO group and AAC to CODECS. */
       videoOnly?: boolean;
+      /**
+       * SPEC §23 (issue 47): rungs whose segments are still encoded on request, with their declared
+       * bandwidth (listed as they are; recorded on the video so images and the CDN know them).
+       */
+      onRequest?: PlaylistRung[];
+      /** The variant listed first (the one players start with). */
+      first?: string;
     }): Promise<void> {
       // Honest BANDWIDTH/AVERAGE-BANDWIDTH (SPEC §21): each rung as measured when it was stitched.
       const measured = new Map<string, { peak: number; average: number }>();
@@ -155,14 +174,17 @@ export function mediaActivities({ config, db, storage, temporal, log }: Activity
         const honest = honestRung(r, measured.get(r.name), p.videoOnly ? { hasAudio: false } : {});
         return p.videoOnly && honest !== r ? { ...honest, audioBitrate: r.audioBitrate } : honest;
       });
-      const all: PlaylistRung[] = [...rungs, ...(p.extra ?? [])];
-      const text = masterPlaylist(p.videoOnly ? all.map((r) => ({ ...r, codecs: r.codecs ?? codecsFor(r, { hasAudio: false }) })) : all, (r) => `${r.name}/index.m3u8`);
+      const all: PlaylistRung[] = [...rungs, ...(p.onRequest ?? []), ...(p.extra ?? [])];
+      const text = masterPlaylist(p.videoOnly ? all.map((r) => ({ ...r, codecs: r.codecs ?? codecsFor(r, { hasAudio: false }) })) : all, (r) => `${r.name}/index.m3u8`, { first: p.first });
       // With the video's captions (SPEC §14), under the lock the caption routes also take.
       // The passthrough's entry goes with the master that lists it (issue 22): reads show it as the
       // rendition the video plays from, and on-demand images render from it until the ladder lands.
       const source = (p.extra ?? []).find((r) => r.name === PASSTHROUGH_RENDITION);
       const entry = source ? JSON.stringify({ width: source.width, height: source.height, bitrate: source.videoBitrate }) : null;
+      const onRequest = p.onRequest?.length ? JSON.stringify(p.onRequest.map((r) => ({ name: r.name, width: r.width, height: r.height, bitrate: r.videoBitrate }))) : null;
       await withMasterLock(db, p.videoId, async () => {
+        // The rungs still on request first: the master's notification then reaches caches that read them.
+        if (p.onRequest !== undefined) await db('videos').where({ id: p.videoId }).update({ on_request_renditions: onRequest });
         await writeMaster(db, storage, { workspaceId: p.workspaceId, videoId: p.videoId, text });
         await db('videos').where({ id: p.videoId }).update({ passthrough_rendition: entry });
       });

@@ -10,7 +10,7 @@ import { peekContentKey } from '../../lib/protection/keys';
 import { selfOriginsOf, viewerAllowed } from '../../lib/protection/restriction';
 import type { Deps } from '../deps';
 import { logRequest, newRequestId } from '../middleware/request';
-import { CDN_EXPOSE_HEADERS, cacheControl, parseCdnPath } from './files';
+import { CDN_EXPOSE_HEADERS, cacheControl, parseCdnPath, replaceable } from './files';
 import { playlistRewrite } from './protected';
 
 /**
@@ -73,7 +73,7 @@ export function cdnFastPath(deps: Deps): (req: IncomingMessage, res: ServerRespo
     res.setHeader('X-Request-Id', requestId);
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.setHeader('Access-Control-Expose-Headers', CDN_EXPOSE_HEADERS);
-    res.setHeader('Cache-Control', restrictedCacheControl(video, cacheControl(seg.kind, { growing: video.growing, tokenExpiresAt: grant?.expiresAt ?? null })));
+    res.setHeader('Cache-Control', restrictedCacheControl(video, cacheControl(seg.kind, { growing: video.growing, tokenExpiresAt: grant?.expiresAt ?? null, replaceable: replaceable(video, seg) })));
     res.setHeader('Accept-Ranges', 'bytes');
     if (file.etag) res.setHeader('ETag', file.etag);
     res.setHeader('Content-Type', seg.contentType);

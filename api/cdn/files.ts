@@ -35,6 +35,10 @@ export function parseCdnPath(rest: string): { subject: string; isId: boolean; fi
     : { subject, isId, file: { kind: 'segment', contentType: name.endsWith('.ts') ? 'video/mp2t' : 'video/mp4', key, rung, name } };
 }
 
+/** Whether this file is a segment the ladder will still write over (its rung is on request: issue 47). */
+export const replaceable = (video: { on_request?: string[] }, file: Pick<CdnFile, 'kind' | 'rung'>): boolean =>
+  file.kind === 'segment' && file.rung !== undefined && (video.on_request?.includes(file.rung) ?? false);
+
 /** The headers a page on another origin may read from a CDN answer. */
 export const CDN_EXPOSE_HEADERS = 'Content-Length, Content-Range, Accept-Ranges, ETag';
 /** WHIP/WHEP (SPEC §22): the session resource and its ETag/Link must be readable by a page on another origin. */
@@ -47,9 +51,10 @@ const YEAR = 31_536_000;
  * short-lived until the ladder is complete. Token URLs are private and never outlive the token:
  * a shared cache must not keep serving a private video after its signed URL expired.
  */
-export function cacheControl(kind: FileKind, opts: { growing: boolean; tokenExpiresAt: Date | null; now?: number }): string {
-  const base = kind === 'segment' ? YEAR : kind === 'thumbnail' ? 3600 : opts.growing ? 5 : 300;
-  const immutable = kind === 'segment' ? ', immutable' : '';
+export function cacheControl(kind: FileKind, opts: { growing: boolean; tokenExpiresAt: Date | null; now?: number; replaceable?: boolean }): string {
+  // A segment of a rung still encoded on request is rewritten by the ladder (issue 47): a minute.
+  const base = kind === 'segment' ? (opts.replaceable ? 60 : YEAR) : kind === 'thumbnail' ? 3600 : opts.growing ? 5 : 300;
+  const immutable = kind === 'segment' && !opts.replaceable ? ', immutable' : '';
   if (!opts.tokenExpiresAt) return `public, max-age=${base}${immutable}`;
   const left = Math.max(0, Math.floor((opts.tokenExpiresAt.getTime() - (opts.now ?? Date.now())) / 1000));
   return `private, max-age=${Math.min(base, left)}${immutable}`;

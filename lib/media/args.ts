@@ -1,5 +1,6 @@
 // Pure ffmpeg argument builders: exact arrays, no I/O, no Node built-ins.
 import type { Rung } from './ladder';
+import { markedFilter, type Mark } from './watermark';
 
 export const DEFAULT_SEGMENT_SECONDS = 6;
 export const DEFAULT_PRESET = 'veryfast';
@@ -158,6 +159,7 @@ export type TranscodeOptions = {
   fps?: number | null;
   preset?: string;
   rateControl?: RateControl;
+  mark?: Mark | null;
 };
 
 /** One rung as an HLS VOD rendition: `<outputDir>/index.m3u8` + `<outputDir>/seg_%05d.ts`. */
@@ -171,7 +173,7 @@ export function transcodeArgs(options: TranscodeOptions): string[] {
     '-i', input,
     '-map', '0:v:0',
     ...(hasAudio ? ['-map', '0:a:0?'] : []),
-    '-vf', `scale=${rung.width}:${rung.height}`,
+    '-vf', markedFilter({ chain: `scale=${rung.width}:${rung.height}`, frame: rung, mark: options.mark }),
     '-c:v', 'libx264',
     '-preset', preset,
     '-profile:v', 'high',
@@ -254,7 +256,8 @@ export function singlePassLadderArgs(options: SinglePassLadderOptions): string[]
   ];
 }
 
-export type ThumbnailOptions = { input: string; inputArgs?: readonly string[]; output: string; atSeconds: number; maxWidth?: number };
+/** `mark` (SPEC §24) is burnt in at the source's display size `frame`, before the downscale. */
+export type ThumbnailOptions = { input: string; inputArgs?: readonly string[]; output: string; atSeconds: number; maxWidth?: number; mark?: Mark | null; frame?: { width: number; height: number } };
 
 /** One JPEG frame at `atSeconds`, at most `maxWidth` wide (never upscaled), even height. */
 export function thumbnailArgs(options: ThumbnailOptions): string[] {
@@ -267,7 +270,7 @@ export function thumbnailArgs(options: ThumbnailOptions): string[] {
     '-i', options.input,
     '-map', '0:v:0',
     '-frames:v', '1',
-    '-vf', `scale='min(${maxWidth},iw)':-2`,
+    '-vf', markedFilter({ then: `scale='min(${maxWidth},iw)':-2`, frame: options.frame ?? { width: 0, height: 0 }, mark: options.frame ? options.mark : null }),
     '-q:v', '3',
     '-update', '1',
     options.output,
@@ -289,7 +292,7 @@ export type PlaylistRung = Rung & { codecs?: string };
 export function masterPlaylist(
   rungs: readonly PlaylistRung[],
   uriFor: (rung: PlaylistRung) => string,
-  options: { hasAudio?: boolean; fps?: number | null } = {},
+  options: { hasAudio?: boolean; fps?: number | null; /** This variant's name is listed first: the one players start with (Apple's HLS authoring rule, hls.js). */ first?: string } = {},
 ): string {
   const hasAudio = options.hasAudio ?? true;
   const variants = rungs.map((r) => {
@@ -297,6 +300,8 @@ export function masterPlaylist(
     return { rung: r, peak: r.maxrate + audio, average: r.videoBitrate + audio };
   });
   variants.sort((a, b) => a.peak - b.peak || a.rung.width * a.rung.height - b.rung.width * b.rung.height);
+  const lead = variants.findIndex((v) => v.rung.name === options.first);
+  if (lead > 0) variants.unshift(...variants.splice(lead, 1));
 
   const lines = ['#EXTM3U', '#EXT-X-VERSION:3', '#EXT-X-INDEPENDENT-SEGMENTS'];
   for (const { rung, peak, average } of variants) {

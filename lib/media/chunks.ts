@@ -15,6 +15,7 @@ import {
   type RateControl,
 } from './args';
 import type { Rung } from './ladder';
+import { markedFilter, type Mark } from './watermark';
 
 /** [start, end) in source seconds; `end` null means "to the end of the source". */
 export type Chunk = { index: number; start: number; end: number | null };
@@ -59,6 +60,8 @@ export type ChunkLadderOptions = {
   preset?: string;
   /** Default capped CRF; the same for every chunk of a rung, so the joins show no quality step. */
   rateControl?: RateControl;
+  /** SPEC §24: burnt into every rung after its scale (lib/media/watermark.ts). */
+  mark?: Mark | null;
 };
 
 /**
@@ -74,9 +77,10 @@ export function chunkLadderArgs(o: ChunkLadderOptions): string[] {
   const seek: string[] = [];
   if (chunk.start > 0) seek.push('-ss', seconds(Math.max(0, chunk.start - SEEK_MARGIN)));
   if (chunk.end !== null) seek.push('-t', seconds(chunk.end - chunk.start));
-  const split = rungs.length === 1 ? `[0:v:0]scale=${rungs[0].width}:${rungs[0].height}[o0]` : [
+  const rung = (r: Rung, i: number, input: string) => markedFilter({ chain: `scale=${r.width}:${r.height}`, frame: r, mark: o.mark, input, output: `[o${i}]`, tag: `wm${i}` });
+  const split = rungs.length === 1 ? rung(rungs[0], 0, '[0:v:0]') : [
     `[0:v:0]split=${rungs.length}${rungs.map((_, i) => `[v${i}]`).join('')}`,
-    ...rungs.map((r, i) => `[v${i}]scale=${r.width}:${r.height}[o${i}]`),
+    ...rungs.map((r, i) => rung(r, i, `[v${i}]`)),
   ].join(';');
   const offset = chunk.start > 0 && hasAudio ? ['-output_ts_offset', AAC_PRIMING_SECONDS.toFixed(6)] : [];
   const outputs = rungs.flatMap((r, i) => [

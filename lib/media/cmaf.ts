@@ -2,6 +2,7 @@
 // RFC 6381 CODECS strings. No I/O, no Node built-ins: imported by workflow code.
 import { GLOBAL_ARGS, h264Level, joinPath, keyframeArgs, levelString, seconds, videoRateArgs, type RateControl } from './args';
 import type { Rung } from './ladder';
+import { markedFilter, type Mark } from './watermark';
 
 export const VIDEO_CODECS = ['h264', 'hevc', 'av1'] as const;
 export type VideoCodec = (typeof VIDEO_CODECS)[number];
@@ -62,13 +63,14 @@ export function cmafRungArgs(o: {
   fps?: number | null;
   preset?: string;
   rateControl?: RateControl;
+  mark?: Mark | null;
 }): string[] {
   return [
     ...GLOBAL_ARGS,
     ...(o.inputArgs ?? []),
     '-i', o.input,
     '-map', '0:v:0',
-    '-vf', `scale=${o.rung.width}:${o.rung.height}`,
+    '-vf', markedFilter({ chain: `scale=${o.rung.width}:${o.rung.height}`, frame: o.rung, mark: o.mark }),
     ...videoEncoderArgs(o.codec, o.rung, { fps: o.fps, segmentSeconds: o.segmentSeconds, preset: o.preset, rateControl: o.rateControl }),
     '-an',
     ...cmafHlsArgs(o.outputDir, o.segmentSeconds),

@@ -2,9 +2,10 @@
 // the segment plan (boundaries at keyframes), the VOD media playlist that lists every segment at
 // once, and the exact ffmpeg arguments that cut one segment (or all of them) later. A segment cut
 // alone and the same segment from the whole pass are the same bytes (test/unit/jit.test.ts).
-import { AUDIO_SAMPLE_RATE, GLOBAL_ARGS, h264Level, joinPath, levelString, videoRateArgs, type RateControl } from './args';
+import { AUDIO_SAMPLE_RATE, GLOBAL_ARGS, joinPath } from './args';
 import type { Rung } from './ladder';
 import type { IndexedKeyframe } from './mp4index';
+import type { StoredMark } from './watermark';
 
 /** What the CDN needs to cut a segment of one rendition; stored beside its playlist (`jit.json`). */
 export type JitPlan = {
@@ -24,12 +25,25 @@ export type JitPlan = {
   encode?: JitEncode;
   /** Seconds added to every timestamp so none is negative (the B-frame lead): the same for every segment. */
   offset: number;
+  /**
+   * Encoded plans since the on-request rungs: the original's start time (ffprobe's
+   * `format.start_time`), where `-copyts` puts boundary 0; absent = 0.
+   */
+  start?: number;
+  /** Encoded plans since the on-request rungs: the segments that do not start at a source keyframe (lib/media/jitEncode.ts). */
+  midGop?: number[];
   /** Segment i spans [boundaries[i], boundaries[i + 1]); the last one ends at `durationSeconds`. */
   boundaries: number[];
   durationSeconds: number;
 };
 
-export type JitEncode = Pick<Rung, 'width' | 'height' | 'videoBitrate' | 'maxrate' | 'bufsize'> & { fps: number | null; preset: string; crf: number | null };
+export type JitEncode = Pick<Rung, 'width' | 'height' | 'videoBitrate' | 'maxrate' | 'bufsize'> & {
+  fps: number | null;
+  preset: string;
+  crf: number | null;
+  /** SPEC §24: the video's mark, burnt into every segment (fetched by whoever encodes; absent: none). */
+  mark?: StoredMark;
+};
 
 /** x264 presets a plan may name. */
 export const JIT_PRESETS = ['ultrafast', 'superfast', 'veryfast', 'faster', 'fast', 'medium'] as const;
@@ -45,12 +59,16 @@ const EPS = 0.0005;
 
 export const jitSegmentName = (i: number): string => `seg_${String(i).padStart(5, '0')}.ts`;
 
-/** The index of `seg_NNNNN.ts` in a plan, or null. */
+/**
+ * The index of `seg_NNNNN.ts` in a plan, or null. Only the name the playlist lists: `seg_000012.ts`
+ * (six digits, which the CDN's grammar also admits for the ladder's long sources) names no segment
+ * of a plan, so it cuts nothing (it used to cut `seg_00012.ts` and then answer 404).
+ */
 export function jitSegmentIndex(plan: Pick<JitPlan, 'boundaries'>, name: string): number | null {
   const m = /^seg_([0-9]{5,6})\.ts$/.exec(name);
   if (!m) return null;
   const i = Number(m[1]);
-  return i < plan.boundaries.length ? i : null;
+  return i < plan.boundaries.length && jitSegmentName(i) === name ? i : null;
 }
 
 /**
@@ -131,7 +149,11 @@ function timing(plan: JitPlan): string[] {
   return ['-copyts', '-avoid_negative_ts', 'disabled', '-output_ts_offset', ts(plan.offset)];
 }
 
-/** Segment `i` alone. Video: stream copy from its keyframe, split at the next one (the segment muxer's cut). Audio: AAC of exactly its range. */
+/**
+ * Segment `i` alone. Video: stream copy from its keyframe, split at the next one (the segment
+ * muxer's cut). Audio: AAC of exactly its range. (An encoded plan's video segments are made by
+ * onRequestEncodeArgs in lib/media/jitEncode.ts.)
+ */
 export function jitCutArgs(o: { plan: JitPlan; index: number; input: string; inputArgs?: readonly string[]; outputDir: string }): string[] {
   const { plan, index } = o;
   const start = plan.boundaries[index];
@@ -144,25 +166,6 @@ export function jitCutArgs(o: { plan: JitPlan; index: number; input: string; inp
       '-i', o.input,
       '-map', `0:a:${plan.stream ?? 0}`, '-vn', '-sn', '-dn',
       '-c:a', 'aac', '-b:a', String(plan.bitrate ?? 128_000), '-ar', AUDIO_SAMPLE_RATE, '-ac', String(plan.channels ?? 2),
-      ...timing(plan),
-      '-f', 'mpegts', joinPath(o.outputDir, 'seg.ts'),
-    ];
-  }
-  if (plan.encode) {
-    const e = plan.encode;
-    const rc: RateControl = e.crf === null ? { mode: 'abr' } : { mode: 'crf', crf: e.crf };
-    return [
-      ...GLOBAL_ARGS,
-      // Decoded, so the seek and the length are exact (frames before the start are decoded and dropped).
-      '-ss', ts(Math.max(0, start)), '-t', ts(end - start),
-      ...(o.inputArgs ?? []),
-      '-i', o.input,
-      '-map', '0:v:0', '-an', '-sn', '-dn',
-      '-vf', `scale=${e.width}:${e.height}`,
-      '-c:v', 'libx264', '-preset', e.preset, '-profile:v', 'high', '-level:v', levelString(h264Level(e, e.fps)), '-pix_fmt', 'yuv420p',
-      ...videoRateArgs(e, rc),
-      // One IDR at the segment's start: every segment is independent.
-      '-force_key_frames', 'expr:eq(n,0)', '-sc_threshold', '0',
       ...timing(plan),
       '-f', 'mpegts', joinPath(o.outputDir, 'seg.ts'),
     ];
@@ -183,7 +186,7 @@ export function jitCutArgs(o: { plan: JitPlan; index: number; input: string; inp
 }
 
 /** The output file of jitCutArgs: the first part of the split, or the audio segment. */
-export const jitCutOutput = (plan: JitPlan): string => (plan.kind === 'audio' || plan.encode ? 'seg.ts' : 'part0.ts');
+export const jitCutOutput = (plan: JitPlan): string => (plan.kind === 'audio' ? 'seg.ts' : 'part0.ts');
 
 /** Every video segment of the plan in one pass (the same bytes as each cut alone): `seg_%05d.ts`. */
 export function jitWholeArgs(o: { plan: JitPlan; input: string; inputArgs?: readonly string[]; outputDir: string }): string[] {

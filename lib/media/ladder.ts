@@ -115,3 +115,21 @@ export function sourceIsTopRung(
   if (!top || source.rotation !== 0 || source.videoBitrate === null || source.videoBitrate <= 0) return false;
   return top.width === source.width && top.height === source.height && source.videoBitrate <= top.videoBitrate;
 }
+
+/** SPEC §23 second round: the tallest rung a source the passthrough refuses offers at `ready`, encoded on request. */
+export const ON_REQUEST_MAX_SHORT_SIDE = 1080;
+/** The on-request rung players should start with: at least this tall when the source is. */
+export const ON_REQUEST_START_SHORT_SIDE = 720;
+
+/** The rungs offered on request at `ready` (issue 47): every planned rung up to 1080p (short side), lowest first. */
+export function onRequestRungs(rungs: readonly Rung[]): Rung[] {
+  const short = (r: Rung) => Math.min(r.width, r.height);
+  const within = rungs.filter((r) => short(r) <= ON_REQUEST_MAX_SHORT_SIDE);
+  return within.length ? within : rungs.slice(0, 1);
+}
+
+/** Which on-request rung a player starts with (listed first): the lowest at least 720p, else the tallest. */
+export function onRequestStart(rungs: readonly Rung[]): Rung | undefined {
+  const short = (r: Rung) => Math.min(r.width, r.height);
+  return rungs.find((r) => short(r) >= ON_REQUEST_START_SHORT_SIDE) ?? rungs[rungs.length - 1];
+}

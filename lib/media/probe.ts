@@ -32,6 +32,11 @@ export type MediaInfo = {
   /** The allowed demuxer later jobs must force (`-f`); null only when the format check is off. */
   demuxer: string | null;
   sizeBytes: number | null;
+  /**
+   * The container's start time (ffprobe `format.start_time`): where `-copyts` puts the source's 0
+   * (an MPEG-TS source starts at ~1.4 s). Absent in results recorded before issue 47.
+   */
+  startTime?: number;
   /** Stream details the passthrough rules read (lib/media/passthrough.ts). */
   streams: Pick<SourceFacts, 'video' | 'audio'>;
 };
@@ -214,5 +219,6 @@ export async function probe(input: string, options: ProbeOptions = {}): Promise<
     formatName,
     demuxer,
     sizeBytes: num(format.size) ?? fileSize,
+    startTime: num(format.start_time) ?? 0,
   };
 }

@@ -22,6 +22,8 @@ export type SandboxSpec = {
   /** The only writable directory, if the job writes files. */
   outputDir?: string;
   limits: RLimits;
+  /** Further local files the job reads (a watermark's image, SPEC §24): bound read-only like the input, after the private /tmp. */
+  inputs?: readonly string[];
   /** Extra read-only paths the tool needs (e.g. its own directory when it is not under /usr). */
   readOnly?: readonly string[];
   /** false where prlimit(1) is missing (not Linux): the rlimits are skipped, the wall-time bound stays. */
@@ -78,6 +80,7 @@ export function bwrapArgs(spec: Omit<SandboxSpec, 'mode' | 'limits'>): string[] 
     '--dev', '/dev',
     '--tmpfs', '/tmp',
     ...(remote ? [] : ['--ro-bind', spec.input, spec.input]),
+    ...(spec.inputs ?? []).flatMap((p) => ['--ro-bind', p, p]),
     ...(spec.outputDir ? ['--bind', spec.outputDir, spec.outputDir] : []),
     '--chdir', spec.outputDir ?? '/',
     '--clearenv',

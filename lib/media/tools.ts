@@ -10,6 +10,7 @@ import { checkBounds, DEFAULT_LIMITS, jobWallSeconds, rlimitsFor, type MediaLimi
 import { probe, type MediaInfo } from './probe';
 import { ProbeMemo } from './probe-memo';
 import { runFfmpeg, runFfprobe, type RunFfmpegOptions } from './run';
+import { mediaClass } from './schedule';
 import { bwrapArgs, type SandboxMode, type SandboxSpec } from './sandbox';
 
 const execFileAsync = promisify(execFile);
@@ -24,6 +25,8 @@ export type MediaPolicy = {
   formatCheck: boolean;
   /** Niceness of ffmpeg runs (VOD work yields the CPU to live encodes, which run at 0). */
   nice?: number;
+  /** Niceness of foreground runs (someone waits: the way to `ready`), below `nice` (SPEC §25). */
+  criticalNice?: number;
 };
 
 /** An input opened under the policy: pass `inputArgs` right before `-i path` in the builders. */
@@ -81,6 +84,8 @@ export type RunOptions = Pick<RunFfmpegOptions, 'onProgress' | 'signal' | 'onSpa
   background?: boolean;
   /** The only directory the process may write. */
   outputDir?: string;
+  /** Files the process may also read (a watermark's image: SPEC §24), bound read-only in the sandbox. */
+  readOnly?: readonly string[];
   /** Sets the wall-time and CPU bounds; unknown = the longest allowed. */
   durationSeconds?: number | null;
 };
@@ -95,7 +100,7 @@ export function createMediaTools(policy: MediaPolicy) {
   let mode: Promise<SandboxMode> | undefined;
   const sandboxMode = (): Promise<SandboxMode> => (mode ??= resolveSandbox(policy.sandbox).then((r) => r.mode));
 
-  const spec = async (tool: string, input: string, wallSeconds: number, outputDir?: string): Promise<SandboxSpec> => ({
+  const spec = async (tool: string, input: string, wallSeconds: number, outputDir?: string, extra: readonly string[] = []): Promise<SandboxSpec> => ({
     mode: await sandboxMode(),
     prlimit: await detectPrlimit(),
     tool,
@@ -103,6 +108,7 @@ export function createMediaTools(policy: MediaPolicy) {
     outputDir,
     limits: rlimitsFor(wallSeconds, limits),
     readOnly: outsideSystem(tool) ? [tool] : [],
+    inputs: extra,
   });
 
   async function probeMedia(input: string, signal?: AbortSignal, opts: { allowAudioOnly?: boolean } = {}): Promise<MediaInfo> {
@@ -151,14 +157,19 @@ export function createMediaTools(policy: MediaPolicy) {
         throw new Error('refusing to run ffmpeg: an input lacks -protocol_whitelist/-format_whitelist (use SafeInput.inputArgs)');
       }
       const wall = jobWallSeconds(options.durationSeconds, limits);
+      // SPEC §25: the class the worker set from the activity's priority wins over the call's own
+      // flag: a first rung encoded on the way to `ready` runs un-niced, a storyboard niced.
+      const cls = mediaClass();
+      const background = cls ? cls === 'background' : options.background;
+      const nice = options.nice ?? (cls === 'foreground' ? (policy.criticalNice ?? policy.nice) : policy.nice);
       await runFfmpeg(args, {
         ...options,
         ffmpegPath,
         durationSeconds: options.durationSeconds,
-        sandbox: await spec(ffmpegPath, input.path, wall, options.outputDir),
+        sandbox: await spec(ffmpegPath, input.path, wall, options.outputDir, options.readOnly),
         timeoutMs: wall * 1000,
-        nice: options.nice ?? policy.nice,
-        autogroupNice: options.background ? (options.nice ?? policy.nice) : undefined,
+        nice,
+        autogroupNice: background ? (options.nice ?? policy.nice) : undefined,
       });
     },
   };

@@ -30,6 +30,11 @@ export interface PlaybackVideo {
   restriction: Restriction | null;
   /** The source's short side: the size of a `source` (passthrough) rung. */
   short_side: number | null;
+  /**
+   * Rungs the master lists while their segments are encoded on request (issue 47): the ladder
+   * writes its own segments over those, so until then they are not served as immutable.
+   */
+  on_request?: string[];
 }
 
 interface RestrictionRow {
@@ -42,6 +47,7 @@ export async function loadPlaybackVideo(db: Db, uuid: string, month = monthOf())
   const { rows } = await db.raw(
     `select v.id, v.workspace_id, v.visibility, v.status, v.title, v.error_message, v.storyboard_ready, v.audio_layout, w.plan,
             coalesce(v.encryption, 'none') as encryption, least(v.width, v.height) as short_side,
+            (select coalesce(json_agg(e->>'name'), '[]'::json) from jsonb_array_elements(coalesce(v.on_request_renditions, '[]'::jsonb)) e) as on_request,
             (select json_build_object('id', pr.id, 'allowed_domains', pr.allowed_domains, 'allow_no_referrer', pr.allow_no_referrer)
                from playback_restrictions pr where pr.id = coalesce(v.playback_restriction_id, w.default_playback_restriction_id)) as restriction,
             exists (select 1 from renditions r where r.video_id = v.id and r.status in ('queued', 'processing')) as growing,

@@ -1,108 +1,43 @@
 // Just-in-time segments on the CDN (SPEC §23, docs/transcoding.md): a rendition published from
-// its plan (`jit.json`, written by activities/transcode/jit.ts) has every segment listed before
-// any is cut. The first request for a missing segment cuts it from the original (a stream copy
-// of its keyframe range; audio: an AAC encode of the range) and stores it; every later request,
-// in any API process, is a plain storage read. Cuts are bounded like the image renders (a queue
-// per process) and made once: in-process single flight, and a Postgres advisory lock per segment
-// across processes, taken before the cut and released by the database if the process dies. The
-// segment is written whole (local: temp file + rename; S3: one PUT) or not at all.
-import { readdirSync, rmSync } from 'node:fs';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+// its plan (`jit.json`) has every segment listed before any is made. The first request for a
+// missing segment makes it from the original (a stream copy of its keyframe range; audio: an AAC
+// encode of the range; an on-request rung: an encode of the range, lib/media/jitEncode.ts) and
+// stores it; every later request, in any API process, is a plain storage read. Cuts are bounded
+// like the image renders (a queue per process) and made once: in-process single flight, and a
+// Postgres advisory lock per segment across processes (lib/playback/jitLock.ts), released by the
+// database if the process dies. A segment is written whole (local: temp file + rename; S3: one
+// PUT) or not at all.
 import type { Db } from '../db';
 import type { Logger } from '../logger';
-import { isRemoteInput, safeInputArgs } from '../media/input';
-import { JIT_PRESETS, jitCutArgs, jitCutOutput, jitSegmentIndex, jitSegmentName, MAX_JIT_SEGMENTS, type JitPlan } from '../media/jit';
+import { jitSegmentIndex, jitSegmentName, type JitPlan } from '../media/jit';
 import type { MediaTools } from '../media/tools';
 import { RenderQueue, RenderRefused } from '../outputs/renderQueue';
 import { keys, type Storage } from '../storage';
+import { createLockPool, type SegmentLocks } from './jitLock';
+import { readJitPlan } from './jitPlan';
+import { cutSegments, sweepDeadCutDirs } from './jitRun';
 
-/** The plan beside a just-in-time rendition's playlist (never served: not in the CDN grammar). */
-export const jitPlanKey = (renditionPrefix: string): string => `${renditionPrefix}jit.json`;
-/** The audio rendition a source track plays from until its full encode is published (`a0` → `a0-jit`). */
-export const jitAudioRendition = (rendition: string): string => `${rendition}-jit`;
-
-const num = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
-
-/** A stored plan, checked (it is ours, but a bad one must cut nothing). Null when absent or invalid. */
-export function parseJitPlan(text: string): JitPlan | null {
-  let p: Partial<JitPlan>;
-  try {
-    p = JSON.parse(text) as Partial<JitPlan>;
-  } catch {
-    return null;
-  }
-  if (p.version !== 1 || typeof p.storageKey !== 'string' || (p.kind !== 'video' && p.kind !== 'audio')) return null;
-  if (!num(p.offset) || !num(p.durationSeconds) || !Array.isArray(p.boundaries) || p.boundaries.length === 0 || p.boundaries.length > MAX_JIT_SEGMENTS) return null;
-  if (!p.boundaries.every((b, i) => num(b) && (i === 0 || b > p.boundaries![i - 1])) || p.boundaries[p.boundaries.length - 1] >= p.durationSeconds) return null;
-  if (p.encode !== undefined) {
-    const e = p.encode;
-    const sizes = [e.width, e.height, e.videoBitrate, e.maxrate, e.bufsize];
-    if (p.kind !== 'video' || !sizes.every((n) => num(n) && n > 0 && n <= 1e9) || !(JIT_PRESETS as readonly string[]).includes(e.preset)) return null;
-    if (!(e.fps === null || (num(e.fps) && e.fps > 0 && e.fps <= 240)) || !(e.crf === null || (num(e.crf) && e.crf >= 0 && e.crf <= 51))) return null;
-  }
-  return p as JitPlan;
-}
-
-export async function readJitPlan(storage: Storage, renditionPrefix: string): Promise<JitPlan | null> {
-  const object = await storage.get(jitPlanKey(renditionPrefix));
-  if (!object) return null;
-  const chunks: Buffer[] = [];
-  for await (const c of object.body) chunks.push(c as Buffer);
-  return parseJitPlan(Buffer.concat(chunks).toString('utf8'));
-}
+export { jitAudioRendition, jitPlanKey, parseJitPlan, readJitPlan } from './jitPlan';
+export { sweepDeadCutDirs } from './jitRun';
 
 /** Segments encoded ahead of the one asked for (encoded plans only). */
 export const ENCODE_LOOKAHEAD = 2;
+/** A look-ahead run reaches on to the next segment that starts at a source keyframe, up to this many segments. */
+const MAX_LOOKAHEAD = 5;
 
 export interface JitLimits {
   concurrency: number;
   queueMax: number;
   timeoutMs: number;
-  /** Niceness of the cut's ffmpeg (below the VOD work's: a viewer waits for it). Default: the media policy's. */
+  /** Niceness of a stream copy or audio cut's ffmpeg. On-request encodes run at the API's own (0). */
   nice?: number;
 }
 
 /**
- * Cuts made by this process (tests and the bench read it): a stored or shared segment adds none;
- * `cancelled`: look-ahead cuts stopped because a viewer of the same rendition asked elsewhere.
+ * Segments made by this process (tests and the bench read it): a stored or shared segment adds
+ * none; `cancelled`: look-ahead segments not made because their viewer asked for another position.
  */
 export const jitCuts = { count: 0, failures: 0, cancelled: 0 };
-
-/** A cut's temp dir names its process, so a restarted API can remove what a killed one left. */
-const TEMP_PREFIX = 'vidhost-jit-';
-const tempPrefix = (): string => `${TEMP_PREFIX}${process.pid}-`;
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
-/**
- * Removes the temp dirs of cuts whose process is gone (SIGKILLed mid-cut, its `finally` never ran):
- * each holds a partial segment. Dirs of live processes (another API on this machine) are left.
- */
-export function sweepDeadCutDirs(dir = os.tmpdir()): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const removed: string[] = [];
-  for (const name of names) {
-    const m = /^vidhost-jit-(\d+)-/.exec(name);
-    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
-    rmSync(path.join(dir, name), { recursive: true, force: true });
-    removed.push(name);
-  }
-  return removed;
-}
 
 export type JitOutcome = 'cut' | 'stored' | 'shared' | 'none';
 
@@ -110,19 +45,49 @@ export interface JitCutter {
   /**
    * Makes `<rung>/<name>` exist in storage if its rendition is just-in-time: `cut` (this call cut
    * it), `stored`/`shared` (another request or process did), `none` (no plan: a plain 404).
-   * Throws RenderRefused when the queue is full, the cut timed out or failed.
+   * `viewer` (the client and the path's subject): a request of that viewer elsewhere in the video
+   * cancels the look-ahead its earlier requests started. Throws RenderRefused when the queue is
+   * full, the cut timed out or failed.
    */
-  ensure(workspaceId: string, videoId: string, rung: string, name: string): Promise<JitOutcome>;
+  ensure(workspaceId: string, videoId: string, rung: string, name: string, viewer?: string): Promise<JitOutcome>;
+  /**
+   * The short side of the rung an encoded plan makes under `<rung>/`, or null (no plan, or a copy
+   * of the source). Videos made before the on-request rungs play their lowest rung encoded on
+   * request under `source/` (SPEC §23): a token's `max_resolution` judges it by this size.
+   */
+  encodedSide(workspaceId: string, videoId: string, rung: string): Promise<number | null>;
   queue: RenderQueue;
+  close(): Promise<void>;
+}
+
+/** One ffmpeg making segments `first`…`last` of a rendition. */
+interface Run {
+  videoId: string;
+  prefix: string;
+  first: number;
+  last: number;
+  viewer: string | undefined;
+  /** Started ahead of the player: stopped when its viewer seeks, unless a request waits on it. */
+  lookahead: boolean;
+  awaited: boolean;
+  stop: AbortController;
+}
+
+interface Pending {
+  run: Run;
+  promise: Promise<JitOutcome>;
 }
 
 export function createJitCutter(deps: { storage: Storage; media: MediaTools; db: Db; limits: JitLimits; formatCheck: boolean; log?: Logger }): JitCutter {
-  const { storage, media, db, limits, log } = deps;
+  const { storage, db, limits, log } = deps;
   const queue = new RenderQueue({ concurrency: limits.concurrency, anonymousConcurrency: limits.concurrency, queueMax: limits.queueMax, timeoutMs: limits.timeoutMs });
+  // One lock connection per running cut, outside the API's query pool (issue 45).
+  const locks = createLockPool(db, limits.concurrency, limits.timeoutMs);
   const plans = new Map<string, { at: number; plan: Promise<JitPlan | null> }>();
-  const inflight = new Map<string, Promise<JitOutcome>>();
-  /** Look-ahead cuts in flight, by key: cancelled when a viewer of their rendition seeks elsewhere, unless someone waits on them. */
-  const ahead = new Map<string, { prefix: string; index: number; stop: AbortController; awaited: boolean }>();
+  const inflight = new Map<string, Pending>();
+  const runs = new Set<Run>();
+  /** Where each viewer (video and viewer) last asked for an encoded segment: look-ahead follows it. */
+  const lastAsked = new Map<string, { prefix: string; index: number }>();
   const swept = sweepDeadCutDirs();
   if (swept.length) log?.warn({ dirs: swept.length }, 'jit: removed the temp dirs of cuts whose process died');
 
@@ -139,130 +104,191 @@ export function createJitCutter(deps: { storage: Storage; media: MediaTools; db:
     return plan;
   };
 
-  async function cut(plan: JitPlan, index: number, key: string, signal: AbortSignal): Promise<void> {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), tempPrefix()));
+  /**
+   * The run under its segments' locks: the first one waited for (whoever holds it first cuts it;
+   * the others find it stored), the look-ahead's taken only if free. Resolves each segment's
+   * promise as it is stored; a segment the run does not make (stored meanwhile, or another
+   * process has it) settles as `shared` when stored, else is left to whoever asks next.
+   */
+  async function lockedRun(plan: JitPlan, run: Run, settle: Map<number, (o: JitOutcome | Error) => void>, signal: AbortSignal): Promise<void> {
+    const held: SegmentLocks = await locks.open();
+    let last = run.first - 1;
     try {
-      const source = await storage.mediaSource(plan.storageKey);
-      const inputArgs = deps.formatCheck ? safeInputArgs({ format: plan.demuxer, remote: isRemoteInput(source) }) : [];
-      const input = { path: source, demuxer: plan.demuxer, inputArgs };
-      const end = index + 1 < plan.boundaries.length ? plan.boundaries[index + 1] : plan.durationSeconds;
-      await media.ffmpeg(jitCutArgs({ plan, index, input: source, inputArgs, outputDir: dir }), input, { outputDir: dir, durationSeconds: end - plan.boundaries[index] + 1, signal, nice: limits.nice });
-      const out = path.join(dir, jitCutOutput(plan));
-      const size = (await fs.stat(out).catch(() => null))?.size ?? 0;
-      if (size === 0) throw new Error(`the cut of ${key} made nothing`);
-      await storage.putFile(key, out, { contentType: 'video/mp2t' });
+      const key = (i: number) => run.prefix + jitSegmentName(i);
+      for (let i = run.first; i <= run.last; i++) {
+        if (run.lookahead) {
+          if (!(await held.tryLock(key(i)))) break;
+        } else await held.lock(key(i));
+        if (await storage.head(key(i))) {
+          await held.unlock(key(i));
+          settle.get(i)?.('shared');
+          settle.delete(i);
+          if (run.lookahead) break;
+          continue;
+        }
+        last = i;
+      }
+      // What is left of the range after a stored or locked segment is not this run's.
+      for (const [i, fn] of settle) if (i > last) fn(new Error('not this run\u2019s'));
+      if (last < run.first) return;
+      if (signal.aborted) throw new Error('stopped before its ffmpeg started');
+      const t0 = Date.now();
+      const written: string[] = [];
+      await cutSegments({ storage, media: deps.media, formatCheck: deps.formatCheck, nice: plan.encode ? 0 : limits.nice }, plan, run.first, last, signal, async (i, file) => {
+        await storage.putFile(key(i), file, { contentType: 'video/mp2t' });
+        written.push(key(i));
+        jitCuts.count++;
+        log?.info({ key: key(i), ms: Date.now() - t0 }, 'jit: segment cut');
+        await held.unlock(key(i)).catch(() => undefined);
+        settle.get(i)?.('cut');
+        settle.delete(i);
+      });
+      // A deletion that ran during the cut has already swept the folder: leave nothing behind.
+      const row = await db('videos').where({ id: run.videoId }).first('deleted_at');
+      if (!row || row.deleted_at) for (const k of written) await storage.deletePrefix(k).catch(() => undefined);
     } finally {
-      await fs.rm(dir, { recursive: true, force: true });
+      await held.release();
     }
   }
 
-  /** The cut under the segment's lock: whoever holds it first cuts; the others find it stored. */
-  async function lockedCut(plan: JitPlan, index: number, key: string, videoId: string, signal: AbortSignal): Promise<JitOutcome> {
-    return db.transaction(async (tx) => {
-      await tx.raw(`set local lock_timeout = ${Math.max(1, Math.floor(limits.timeoutMs))}`);
-      await tx.raw('select pg_advisory_xact_lock(hashtext(?))', [`jit:${key}`]);
-      if (await storage.head(key)) return 'shared' as const;
-      jitCuts.count++;
-      const t0 = Date.now();
-      try {
-        await cut(plan, index, key, signal);
-      } catch (err) {
+  /** Starts a run of `first`…`last`, whose segments are not in flight; each segment's promise is registered at once. */
+  function startRun(plan: JitPlan, prefix: string, first: number, last: number, videoId: string, viewer: string | undefined, lookahead: boolean): void {
+    const run: Run = { videoId, prefix, first, last, viewer, lookahead, awaited: false, stop: new AbortController() };
+    const settle = new Map<number, (o: JitOutcome | Error) => void>();
+    for (let i = first; i <= last; i++) {
+      const key = prefix + jitSegmentName(i);
+      const pending: Pending = { run, promise: Promise.resolve('none') };
+      pending.promise = new Promise<JitOutcome>((resolve, reject) =>
+        settle.set(i, (o) => {
+          // Out of the map before anyone waiting sees the outcome: a retry finds nothing in flight.
+          if (inflight.get(key) === pending) inflight.delete(key);
+          if (o instanceof Error) reject(o);
+          else resolve(o);
+        }),
+      );
+      // Look-ahead segments are often never asked for: their rejections are handled here.
+      pending.promise.catch(() => undefined);
+      inflight.set(key, pending);
+    }
+    runs.add(run);
+    let timedOut = false;
+    queue
+      .run('keyed', async (timeout) => {
+        // One controller for both (the time limit stops the run as a seek does), not a composite signal.
+        const onTimeout = () => run.stop.abort(timeout.reason);
+        timeout.addEventListener('abort', onTimeout, { once: true });
+        try {
+          if (run.stop.signal.aborted || timeout.aborted) throw new Error('cancelled before it started');
+          await lockedRun(plan, run, settle, run.stop.signal);
+        } catch (err) {
+          timedOut = timeout.aborted;
+          throw err;
+        } finally {
+          timeout.removeEventListener('abort', onTimeout);
+        }
+      })
+      .catch((err: unknown) => {
+        if (run.stop.signal.aborted && !timedOut) {
+          // Per segment it did not make (what it finished before the seek stays stored).
+          for (const i of settle.keys()) {
+            jitCuts.cancelled++;
+            log?.info({ key: prefix + jitSegmentName(i) }, 'jit: look-ahead cancelled');
+          }
+          return new RenderRefused('failed', 1, 'The look-ahead cut was cancelled');
+        }
+        if (err instanceof RenderRefused) return err;
         jitCuts.failures++;
-        throw err;
-      }
-      log?.info({ key, ms: Date.now() - t0 }, 'jit: segment cut');
-      // A deletion that ran during the cut has already swept the folder: leave nothing behind.
-      const row = await tx('videos').where({ id: videoId }).first('deleted_at');
-      if (!row || row.deleted_at) await storage.deletePrefix(key).catch(() => undefined);
-      return 'cut' as const;
-    });
+        if (timedOut) return new RenderRefused('timeout', queue.retryAfter('keyed'), `The segment took longer than ${limits.timeoutMs} ms to cut; retry`);
+        return new RenderRefused('failed', 2, `The segment could not be cut: ${(err as Error).message.slice(0, 200)}`);
+      })
+      .then((refusal) => {
+        runs.delete(run);
+        for (const fn of settle.values()) fn(refusal ?? new Error('the run ended without this segment'));
+      });
   }
 
   /**
-   * One segment made to exist (single flight in this process, the lock across processes).
-   * `lookahead`: nobody asked for it yet; it may be cancelled until someone does.
+   * One segment made to exist (single flight in this process, the lock across processes). A
+   * segment in flight in a look-ahead run is waited for, and that run is no longer cancelled; if
+   * it does not make it after all, this request cuts it.
    */
-  function ensureOne(plan: JitPlan, prefix: string, index: number, videoId: string, lookahead = false): Promise<JitOutcome> {
+  async function ensureOne(plan: JitPlan, prefix: string, index: number, videoId: string, viewer: string | undefined): Promise<JitOutcome> {
     const key = prefix + jitSegmentName(index);
     const running = inflight.get(key);
     if (running) {
-      const entry = ahead.get(key);
-      // A look-ahead being cancelled is let go; the asked cut starts once it has unwound.
-      if (entry?.stop.signal.aborted) return lookahead ? running : running.catch(() => undefined).then(() => ensureOne(plan, prefix, index, videoId));
-      if (entry && !lookahead) entry.awaited = true;
-      return running.then(() => 'shared' as const);
+      if (running.run.lookahead && !running.run.stop.signal.aborted) running.run.awaited = true;
+      return running.promise.then(
+        (o) => (o === 'cut' ? 'shared' : o),
+        (err: unknown) => {
+          if (!running.run.lookahead && err instanceof RenderRefused) throw err;
+          return ensureOne(plan, prefix, index, videoId, viewer);
+        },
+      );
     }
-    const stop = lookahead ? new AbortController() : undefined;
-    if (stop) ahead.set(key, { prefix, index, stop, awaited: false });
-    const job = (async (): Promise<JitOutcome> => {
-      if (await storage.head(key)) return 'stored';
-      let timedOut = false;
-      try {
-        return await queue.run('keyed', async (timeout) => {
-          const signal = stop ? AbortSignal.any([timeout, stop.signal]) : timeout;
-          if (signal.aborted) throw new Error('cancelled before it started');
-          try {
-            return await lockedCut(plan, index, key, videoId, signal);
-          } catch (err) {
-            timedOut = timeout.aborted;
-            throw err;
-          }
-        });
-      } catch (err) {
-        if (stop?.signal.aborted) {
-          jitCuts.cancelled++;
-          log?.info({ key }, 'jit: look-ahead cancelled');
-          throw new RenderRefused('failed', 1, 'The look-ahead cut was cancelled');
-        }
-        if (err instanceof RenderRefused) throw err;
-        if (timedOut) throw new RenderRefused('timeout', queue.retryAfter('keyed'), `The segment took longer than ${limits.timeoutMs} ms to cut; retry`);
-        throw new RenderRefused('failed', 2, `The segment could not be cut: ${(err as Error).message.slice(0, 200)}`);
-      }
-    })().finally(() => {
-      inflight.delete(key);
-      ahead.delete(key);
-    });
-    inflight.set(key, job);
-    return job;
+    if (await storage.head(key)) return 'stored';
+    // Another request may have started it while storage answered.
+    if (inflight.has(key)) return ensureOne(plan, prefix, index, videoId, viewer);
+    startRun(plan, prefix, index, index, videoId, viewer, false);
+    return inflight.get(key)!.promise;
   }
 
   /**
-   * A viewer asked for segment `index`: look-ahead cuts of the same rendition outside
-   * [index, index + ENCODE_LOOKAHEAD] are for a position the viewer left (a seek), so they stop and
-   * leave the CPU to this one. One another request waits on is kept.
+   * A viewer asked for segment `index` of `prefix`: its look-ahead runs anywhere else in the video
+   * (another position, another rung) are for where it no longer plays, so they stop and leave the
+   * CPU to this one. A run another request waits on is kept.
    */
-  function cancelStaleLookahead(prefix: string, index: number): void {
-    for (const entry of ahead.values()) {
-      if (entry.prefix !== prefix || entry.awaited || (entry.index >= index && entry.index <= index + ENCODE_LOOKAHEAD)) continue;
-      entry.stop.abort();
+  function cancelStaleLookahead(videoId: string, viewer: string, prefix: string, index: number): void {
+    for (const run of runs) {
+      if (!run.lookahead || run.awaited || run.videoId !== videoId || run.viewer !== viewer) continue;
+      if (run.prefix === prefix && index >= run.first - 1 && index <= run.last) continue;
+      run.stop.abort();
     }
+  }
+
+  /** After segment `index`: the next ones in one run, reaching on to a segment that starts at a source keyframe. */
+  async function lookahead(plan: JitPlan, prefix: string, index: number, videoId: string, viewer: string | undefined): Promise<void> {
+    const stats = queue.stats();
+    if (stats.active.keyed + stats.queued.keyed >= limits.concurrency) return;
+    const n = plan.boundaries.length;
+    const mid = new Set(plan.midGop ?? []);
+    let last = Math.min(n - 1, index + ENCODE_LOOKAHEAD);
+    while (last + 1 < n && last < index + MAX_LOOKAHEAD && mid.has(last + 1)) last++;
+    let first = index + 1;
+    // Skip what is stored; stop at what is in flight.
+    while (first <= last && !inflight.has(prefix + jitSegmentName(first)) && (await storage.head(prefix + jitSegmentName(first)))) first++;
+    let end = first - 1;
+    while (end < last && !inflight.has(prefix + jitSegmentName(end + 1))) end++;
+    // The viewer may have asked elsewhere while storage answered: then this is for where it left.
+    const now = viewer === undefined ? undefined : lastAsked.get(`${videoId} ${viewer}`);
+    if (now && (now.prefix !== prefix || now.index < index || now.index > end)) return;
+    if (end >= first) startRun(plan, prefix, first, end, videoId, viewer, true);
   }
 
   return {
     queue,
-    async ensure(workspaceId, videoId, rung, name) {
+    async ensure(workspaceId, videoId, rung, name, viewer) {
       const prefix = keys.rendition(workspaceId, videoId, rung);
       const plan = await planOf(prefix);
       if (!plan) return 'none';
       const index = jitSegmentIndex(plan, name);
       if (index === null) return 'none';
-      // Encoded segments (a source the passthrough cannot take) take about a second each: the
-      // next ones start now, in the background, while the queue has room, so a player at 1x
-      // finds them ready.
-      if (plan.encode) cancelStaleLookahead(prefix, index);
-      const asked = ensureOne(plan, prefix, index, videoId);
-      if (plan.encode) {
-        // After the asked one, so it has the CPU to itself; while the queue has room.
-        const lookahead = () => {
-          for (let j = 1; j <= ENCODE_LOOKAHEAD && index + j < plan.boundaries.length; j++) {
-            const stats = queue.stats();
-            if (stats.active.keyed + stats.queued.keyed >= limits.concurrency) break;
-            ensureOne(plan, prefix, index + j, videoId, true).catch(() => undefined);
-          }
-        };
-        asked.then(lookahead, () => undefined);
+      if (plan.encode && viewer !== undefined) {
+        cancelStaleLookahead(videoId, viewer, prefix, index);
+        const who = `${videoId} ${viewer}`;
+        lastAsked.delete(who);
+        lastAsked.set(who, { prefix, index });
+        if (lastAsked.size > 10_000) lastAsked.delete(lastAsked.keys().next().value!);
       }
+      const asked = ensureOne(plan, prefix, index, videoId, viewer);
+      // Encoded segments take about a second each: the next ones start now, in the background,
+      // while the queue has room, so a player at 1x finds them ready.
+      if (plan.encode) asked.then(() => lookahead(plan, prefix, index, videoId, viewer)).catch(() => undefined);
       return asked;
     },
+    async encodedSide(workspaceId, videoId, rung) {
+      const plan = await planOf(keys.rendition(workspaceId, videoId, rung));
+      return plan?.encode ? Math.min(plan.encode.width, plan.encode.height) : null;
+    },
+    close: () => locks.close(),
   };
 }

@@ -3,7 +3,7 @@ import type { Db } from '../db';
 import { videoPublicId } from '../ids';
 import type { RenditionState, VideoState } from '../../workflows/video/defs';
 import { type OutputFields, outputFields, type VideoOutputs } from '../outputs/read';
-import { type PassthroughEntry, passthroughView } from '../outputs/passthrough';
+import { type OnRequestEntry, type PassthroughEntry, passthroughView } from '../outputs/passthrough';
 
 export interface VideoRow {
   id: string;
@@ -47,12 +47,16 @@ export interface VideoRow {
   loudness_lufs: number | null;
   audio_layout: string | null;
   passthrough_rendition: PassthroughEntry | null;
+  /** SPEC §23 second round: the rungs the master lists while their segments are encoded on request (issue 47). */
+  on_request_renditions?: OnRequestEntry[] | null;
   derived_bytes: number | string;
   /** SPEC §20 */
   playback_restriction_id: string | null;
   encryption: 'none' | 'aes-128' | null;
   live_stream_id: string | null;
   is_live: boolean;
+  /** SPEC §24 (absent on rows read before the column existed). */
+  watermark_id?: string | null;
 }
 
 export interface RenditionRow {
@@ -102,6 +106,7 @@ export interface VideoRead extends OutputFields {
   encryption: 'none' | 'aes-128';
   live_stream_id: string | null;
   is_live: boolean;
+  watermark_id: string | null;
 }
 
 /** A rendition as reads show it. */
@@ -236,6 +241,7 @@ export function serializeVideo(
     ...outputFields(config, row, outputs, ready),
     live_stream_id: row.live_stream_id ?? null,
     is_live: row.is_live ?? false,
+    watermark_id: row.watermark_id ?? null,
   };
   if (status === 'failed') {
     out.error_code = live?.errorCode ?? row.error_code;

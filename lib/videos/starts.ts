@@ -3,6 +3,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Config } from '../config';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
+import { type Fairness, fairness } from '../../workflows/priority';
 import { initialStatus, type VideoRef, videoWorkflowOptions, type WorkflowQueues } from './workflow';
 
 /**
@@ -26,6 +27,8 @@ export interface PendingStart {
   ref: VideoRef;
   status: string;
   queues: WorkflowQueues;
+  /** SPEC §25: the workspace's fairness when the video was made (absent in rows written before it). */
+  fair?: Fairness;
 }
 
 interface Row {
@@ -46,16 +49,16 @@ export const startTarget = (config: Config) => `${config.temporal.address}/${con
  * The outbox row of a new video's workflow start, for the statement that creates the video
  * (vidhost_create_video, which writes it under the creator's lease).
  */
-export function pendingStart(config: Config, ref: VideoRef): { target: string; start: PendingStart; leaseMs: number } {
-  const { taskQueue, transcodeQueue, heartbeatTimeoutMs } = config.temporal;
-  return { target: startTarget(config), start: { ref, status: initialStatus(ref.source), queues: { taskQueue, transcodeQueue, heartbeatTimeoutMs } }, leaseMs: LEASE_MS };
+export function pendingStart(config: Config, ref: VideoRef, fair: Fairness): { target: string; start: PendingStart; leaseMs: number } {
+  const { taskQueue, transcodeQueue, criticalQueue, heartbeatTimeoutMs } = config.temporal;
+  return { target: startTarget(config), start: { ref, status: initialStatus(ref.source), queues: { taskQueue, transcodeQueue, criticalQueue, heartbeatTimeoutMs }, fair }, leaseMs: LEASE_MS };
 }
 
 type Outcome = 'started' | 'failed';
 
 async function startOne(temporal: Client, s: PendingStart): Promise<Outcome> {
   try {
-    await temporal.workflow.start('videoWorkflow', { ...videoWorkflowOptions(s.queues, s.ref, s.status), workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+    await temporal.workflow.start('videoWorkflow', { ...videoWorkflowOptions(s.queues, s.ref, s.status, s.fair ?? fairness(s.ref.workspaceId, null)), workflowIdReusePolicy: 'REJECT_DUPLICATE' });
     return 'started';
   } catch (err) {
     // Started already (by a sweep, a deletion's signalWithStart, an earlier attempt whose answer was lost).

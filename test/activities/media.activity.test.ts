@@ -11,6 +11,7 @@ import { createLogger } from '../../lib/logger';
 import { planLadder } from '../../lib/media/ladder';
 import { keys, LocalStorage } from '../../lib/storage';
 import { makeClip } from '../support/media';
+import { noMarksDb } from '../support/no-marks-db';
 
 // Expected failures are logged by the SDK at WARN; keep the report readable.
 const mockEnv = () => new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
@@ -32,7 +33,7 @@ describe('media activities (MockActivityEnvironment)', function () {
   const acts = (preset = 'ultrafast') =>
     mediaActivities({
       config: loadConfig({ X264_PRESET: preset, DATA_DIR: dir }),
-      db: undefined as never,
+      db: noMarksDb,
       storage,
       temporal: fakeClient,
       log: createLogger('silent'),

@@ -86,7 +86,7 @@ describe('faults: API SIGKILL mid-cut (just-in-time segments)', function () {
   this.timeout(600_000);
   let s: FaultStack;
   let tmp: string;
-  /** Set by the first test: the video, its `source` folder in storage, the API that is left. */
+  /** Set by the first test: the video, its `240p` folder in storage, the API that is left. */
   let video: Record<string, any> | undefined;
   let prefix = '';
   let api: (Proc & { url: string }) | undefined;
@@ -116,11 +116,12 @@ describe('faults: API SIGKILL mid-cut (just-in-time segments)', function () {
     await Promise.all(s.workers.map((w) => w.kill('SIGKILL')));
 
     const master = await (await fetch(v.hls_url)).text();
-    assert.match(master, /^source\/index\.m3u8$/m, 'the variant is cut (encoded) on request');
+    // Issue 47: its rungs up to 1080p are encoded on request; the lowest (240p) is cut here.
+    assert.match(master, /^240p\/index\.m3u8$/m, 'the variant is cut (encoded) on request');
     const name = 'seg_00020.ts';
-    prefix = path.join(s.env.DATA_DIR, 'storage', keys.rendition(v.workspace_id, v.uuid, 'source'));
+    prefix = path.join(s.env.DATA_DIR, 'storage', keys.rendition(v.workspace_id, v.uuid, '240p'));
     const [a, b] = s.apis;
-    const urlOf = (to: { url: string }) => new URL(`source/${name}`, v.hls_url.replace(s.apis[0].url, to.url));
+    const urlOf = (to: { url: string }) => new URL(`240p/${name}`, v.hls_url.replace(s.apis[0].url, to.url));
 
     // The player asks API A; its ffmpeg starts.
     const first = fetch(urlOf(a)).then(
@@ -153,11 +154,12 @@ describe('faults: API SIGKILL mid-cut (just-in-time segments)', function () {
     const probe = await probeSegment(got.body);
     assert.equal(probe.streams.length, 1);
     assert.equal(probe.streams[0].codec_name, 'h264');
-    // On the source's timeline (+ the plan's offset and the muxer's 1.4 s): where the playlist puts segment 20.
-    const playlist = await (await fetch(new URL('source/index.m3u8', v.hls_url.replace(s.apis[0].url, b.url)))).text();
+    // On the source's timeline (+ the muxer's 1.4 s, within the frame x264's 1/fps time base rounds
+    // to): where the playlist puts segment 20.
+    const playlist = await (await fetch(new URL('240p/index.m3u8', v.hls_url.replace(s.apis[0].url, b.url)))).text();
     const startOf20 = [...playlist.matchAll(/#EXTINF:([0-9.]+)/g)].slice(0, 20).reduce((t, m) => t + Number(m[1]), 0);
     const start = Number(probe.streams[0].start_time);
-    assert.ok(start >= startOf20 && start < startOf20 + 2, `segment 20 starts at ${start} s, the playlist says ${startOf20} s`);
+    assert.ok(Math.abs(start - (startOf20 + 1.4)) <= 1 / 24 + 0.001, `segment 20 starts at ${start} s, the playlist says ${startOf20} s`);
     assert.equal(probe.packets[0].flags[0], 'K', 'starts on a keyframe');
     const first20 = fs.statSync(prefix + name);
 
@@ -168,15 +170,20 @@ describe('faults: API SIGKILL mid-cut (just-in-time segments)', function () {
     assert.ok(Buffer.from(await retry.arrayBuffer()).equals(got.body), 'the retry gets the same bytes');
 
     // Cut once: one cut line in all three processes' logs, and the object never rewritten.
-    const key = `hls/source/${name}`;
+    const key = `hls/240p/${name}`;
     assert.deepEqual([cutLines(a, key), cutLines(b, key), cutLines(restarted, key)], [0, 1, 0]);
     const after = fs.statSync(prefix + name);
     assert.deepEqual([after.ino, after.mtimeMs], [first20.ino, first20.mtimeMs]);
 
-    // Storage: the playlist, the plan, segment 20 and what B encoded ahead of it (21, 22), once
-    // each, every one a whole segment; nothing half-written: no storage temp file, and the killed
-    // cut's temp dir (its partial segment) removed by the restarted API, which found its process gone.
-    const expected = ['index.m3u8', 'jit.json', 'seg_00020.ts', 'seg_00021.ts', 'seg_00022.ts'];
+    // Storage: the playlist, the plan, segment 20 and what B encoded ahead of it (21, 22, and on
+    // to the next segment that starts at a source keyframe: with this stack's 1 s segments and the
+    // source's 2 s GOPs, every other one starts between keyframes), once each, every one a whole
+    // segment; nothing half-written: no storage temp file, and the killed cut's temp dir (its
+    // partial segment) removed by the restarted API, which found its process gone.
+    const midGop: number[] = JSON.parse(fs.readFileSync(prefix + 'jit.json', 'utf8')).midGop ?? [];
+    let ahead = 22;
+    while (midGop.includes(ahead + 1) && ahead < 25) ahead++;
+    const expected = ['index.m3u8', 'jit.json', ...Array.from({ length: ahead - 19 }, (_, i) => `seg_000${20 + i}.ts`)];
     const stored = () => fs.readdirSync(prefix).filter((f) => !f.endsWith('.meta')).sort();
     const settled = () => JSON.stringify(stored()) === JSON.stringify(expected) && leftovers(tmp).length === 0;
     for (const until = Date.now() + 120_000; !settled() && Date.now() < until; ) await sleep(200);
@@ -189,7 +196,7 @@ describe('faults: API SIGKILL mid-cut (just-in-time segments)', function () {
   it('a seek cancels the look-ahead cuts behind it, which leave nothing', async function () {
     if (!video || !api) this.skip();
     const segment = (n: number) => `seg_${String(n).padStart(5, '0')}.ts`;
-    const get = (n: number) => fetch(new URL(`source/${segment(n)}`, video!.hls_url.replace(s.apis[0].url, api!.url)));
+    const get = (n: number) => fetch(new URL(`240p/${segment(n)}`, video!.hls_url.replace(s.apis[0].url, api!.url)));
     // Segment 40 asked: 41 and 42 are encoded ahead at once; the viewer seeks back to 10 right away.
     assert.equal((await get(40)).status, 200);
     const seek = await get(10);

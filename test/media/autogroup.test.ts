@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { DEFAULT_LIMITS } from '../../lib/media/limits';
+import { withMediaClass } from '../../lib/media/schedule';
 import { createMediaTools } from '../../lib/media/tools';
 import { makeClip } from '../support/media';
 
@@ -65,12 +66,17 @@ describe('ffmpeg niceness under autogroup scheduling (bwrap sandbox)', function 
     // A just-in-time cut (lib/playback/jit.ts), or any short job on the way to `ready`: plain nice
     // (2 for a cut: below the VOD work where nice weighs), its autogroup left at 0 (above 0 it
     // would weigh less than every other session on the machine).
-    let cutPid = 0;
+    const states = await sampleNiceness((onSpawn) => tools.ffmpeg(['-re', ...input.inputArgs, '-i', input.path, '-f', 'null', '-'], input, { durationSeconds: 4, nice: 2, onSpawn }));
+    assert.ok(states.length > 0 && states.every((x) => x === '2 nice 0'), JSON.stringify(states));
+  });
+  /** "<process nice> nice <autogroup nice>" of the ffmpeg below a run, sampled while it runs. */
+  async function sampleNiceness(run: (onSpawn: (pid: number) => void) => Promise<void>): Promise<string[]> {
+    let root = 0;
     const states: string[] = [];
-    const cut = tools.ffmpeg(['-re', ...input.inputArgs, '-i', input.path, '-f', 'null', '-'], input, { durationSeconds: 4, nice: 2, onSpawn: (pid) => (cutPid = pid) });
+    const job = run((pid) => (root = pid));
     for (const until = Date.now() + 2500; Date.now() < until; ) {
       await new Promise((r) => setTimeout(r, 100));
-      for (const pid of cutPid ? ffmpegsBelow(cutPid) : []) {
+      for (const pid of root ? ffmpegsBelow(root) : []) {
         try {
           const ni = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[16];
           states.push(`${ni} ${fs.readFileSync(`/proc/${pid}/autogroup`, 'utf8').trim().split(' ').slice(1).join(' ')}`);
@@ -79,7 +85,23 @@ describe('ffmpeg niceness under autogroup scheduling (bwrap sandbox)', function 
         }
       }
     }
-    await cut;
-    assert.ok(states.length > 0 && states.every((x) => x === '2 nice 0'), JSON.stringify(states));
+    await job;
+    return states;
+  }
+
+  it("SPEC §25: the class the worker sets from the activity's priority wins over the run's own flag", async function () {
+    const on = fs.existsSync('/proc/sys/kernel/sched_autogroup_enabled') && fs.readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '1';
+    const tools = createMediaTools({ ffmpegPath: 'ffmpeg', ffprobePath: 'ffprobe', sandbox: 'auto', formatCheck: true, limits: DEFAULT_LIMITS, nice: 10, criticalNice: 2 });
+    if (!on || (await tools.sandboxMode()) !== 'bwrap') this.skip();
+    const clip = await makeClip({ width: 320, height: 240, seconds: 4 });
+    const input = await tools.open(clip);
+    const args = ['-re', ...input.inputArgs, '-i', input.path, '-f', 'null', '-'];
+    // A chunk encode (flagged background) made on the way to `ready`: critical priority, foreground.
+    const critical = await withMediaClass('foreground', () => sampleNiceness((onSpawn) => tools.ffmpeg(args, input, { durationSeconds: 4, background: true, onSpawn })));
+    assert.ok(critical.length > 0 && critical.every((x) => x === '2 nice 0'), `foreground: ${JSON.stringify(critical)}`);
+    // A storyboard or MP4 (no flag) behind `ready`: bulk priority, niced, its autogroup too.
+    const bulk = await withMediaClass('background', () => sampleNiceness((onSpawn) => tools.ffmpeg(args, input, { durationSeconds: 4, onSpawn })));
+    // The autogroup's nice is written a moment after the spawn: the later samples carry it.
+    assert.ok(bulk.length > 0 && bulk.every((x) => x.startsWith('10 ')) && bulk[bulk.length - 1] === '10 nice 10', `background: ${JSON.stringify(bulk)}`);
   });
 });

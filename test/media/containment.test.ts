@@ -84,7 +84,9 @@ setTimeout(() => { console.log('still serving'); }, 200);
     const clip = await makeClip({ width: 320, height: 240, seconds: 4 });
     // 1 s of wall time; -re reads the 4 s clip at its own pace, so it cannot finish in time.
     const tools = createMediaTools({ ffmpegPath: 'ffmpeg', ffprobePath: 'ffprobe', sandbox: 'auto', formatCheck: true, limits: { ...DEFAULT_LIMITS, minWallSeconds: 1, wallTimeFactor: 0.01 } });
-    const input = await tools.open(clip);
+    // Opened (probed) under the default bounds: the 1 s one is for the ffmpeg below (under CI's
+    // load the probe itself passed 1 s and the test failed on ffprobe, not on the bound it tests).
+    const input = await createMediaTools({ ffmpegPath: 'ffmpeg', ffprobePath: 'ffprobe', sandbox: 'auto', formatCheck: true, limits: DEFAULT_LIMITS }).open(clip);
     const err = await tools.ffmpeg(['-re', ...input.inputArgs, '-i', input.path, '-f', 'null', '-'], input, { durationSeconds: 4 }).catch((e: unknown) => e);
     assert.ok(err instanceof FfmpegError, String(err));
     assert.equal(err.limit, 'wall time');

@@ -14,6 +14,7 @@ import { putFile } from '../support/flow';
 import { ffprobeJson } from '../support/media';
 import { legitSources, type Source } from '../support/sources';
 import { startStack, type Stack } from '../support/stack';
+import { noMarksDb } from '../support/no-marks-db';
 
 const mockEnv = () => new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
 const fakeClient = { workflow: { getHandle: () => ({ signal: async () => undefined }) } } as unknown as Client;
@@ -33,7 +34,7 @@ describe('legitimate sources under the hostile-media rules', function () {
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('each is probed, thumbnailed and encoded to its first rung by the activities', async () => {
-    const acts = mediaActivities({ config: loadConfig({ X264_PRESET: 'ultrafast', DATA_DIR: dir, NODE_ENV: 'test' }), db: undefined as never, storage, temporal: fakeClient, log: createLogger('silent') });
+    const acts = mediaActivities({ config: loadConfig({ X264_PRESET: 'ultrafast', DATA_DIR: dir, NODE_ENV: 'test' }), db: noMarksDb, storage, temporal: fakeClient, log: createLogger('silent') });
     const failures: string[] = [];
     for (const [i, s] of sources.entries()) {
       const key = `originals/w/v${i}/${path.basename(s.file)}`;

@@ -99,9 +99,12 @@ describe('encoding efficiency (real ffmpeg + Temporal)', function () {
       const both = m.average + audio.average;
       assert.ok(Math.abs(average - both) <= 0.1 * both, `${name}: AVERAGE-BANDWIDTH ${average} vs measured ${Math.round(both)}`);
       assert.match(variant.attrs.CODECS, /^avc1\.6400[0-9a-f]{2},mp4a\.40\.2$/);
-      // Far below the caps: the video takes under a fifth of the rung's bitrate.
+      // Far below the caps: the video takes under a quarter of the rung's bitrate. A source the
+      // passthrough refuses (this lossless one) plays from on-request rungs (issue 47), whose
+      // segments are 2 s with a keyframe each, so the ladder's share is 2 s GOPs too: ~95 kb/s of
+      // this 240p deck against ~75 kb/s at the 6 s GOPs it had before (a fifth of the cap then).
       const videoBits = m.bytes * 8;
-      assert.ok(videoBits / m.seconds < 0.2 * rung.videoBitrate, `${name}: ${Math.round(videoBits / m.seconds)} b/s of video against a cap of ${rung.videoBitrate}`);
+      assert.ok(videoBits / m.seconds < 0.25 * rung.videoBitrate, `${name}: ${Math.round(videoBits / m.seconds)} b/s of video against a cap of ${rung.videoBitrate}`);
       // The read shape reports what was measured.
       const r = v.renditions.find((x: { name: string }) => x.name === name);
       assert.ok(Math.abs(r.bitrate - m.average) <= 0.1 * m.average, `${name}: read-shape bitrate ${r.bitrate} vs ${Math.round(m.average)}`);

@@ -16,6 +16,19 @@ async function text(url: string | URL): Promise<string> {
   return res.text();
 }
 
+/** A TS segment's video packets' presentation times, in order. */
+async function packetTimes(body: Buffer): Promise<number[]> {
+  const fs = await import('node:fs/promises');
+  const file = `/tmp/vidhost-jit-test-${process.pid}-${Math.random()}.ts`;
+  await fs.writeFile(file, body);
+  try {
+    const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time', '-of', 'csv=p=0', file]);
+    return stdout.split('\n').map((l) => Number.parseFloat(l)).filter(Number.isFinite).sort((x, y) => x - y);
+  } finally {
+    await fs.rm(file, { force: true });
+  }
+}
+
 const uris = (playlist: string) => playlist.split('\n').filter((l) => l && !l.startsWith('#'));
 const seconds = (playlist: string) => [...playlist.matchAll(/#EXTINF:([0-9.]+)/g)].reduce((s, m) => s + Number(m[1]), 0);
 
@@ -116,14 +129,16 @@ describe('just-in-time packaging (real ffmpeg + Temporal)', function () {
     assert.ok(Buffer.from(await again.arrayBuffer()).equals(first), 'the segment cut on request is the one cut behind ready');
   });
 
-  it('a source the passthrough cannot take (HEVC) is ready from its lowest rung encoded per segment on request', async () => {
+  it('a source the passthrough cannot take (HEVC) is ready from its rungs encoded per segment on request', async () => {
     // 12 fps and silence as above: the ladder encode, quality measure and audio encode behind ready
     // are what this test waits for, and they cost in proportion to frames and to the audio's content.
     const hevc = await loopedClip(await makeClip({ width: 320, height: 180, seconds: 10, fps: 12, codec: 'hevc', silentAudio: true }), 60);
     const cutsBefore = jitCuts.count;
     const { id } = await uploadFormA(s, hevc);
     const at = await playlistsAtReady(s, id);
-    assert.equal(at.variant, 'source/index.m3u8');
+    // Issue 47: the rung under its own name (a 320x180 source has one, at its own size), not `source`.
+    assert.equal(at.variant, '180p/index.m3u8');
+    assert.doesNotMatch(at.master, /source\//);
     assert.match(at.master, /RESOLUTION=320x180,CODECS="avc1\./, 'the variant is H.264 (the encoded rung), not the HEVC source');
     assert.ok(Math.abs(seconds(at.video) - 600) < 1);
     assert.ok(at.audioText && uris(at.audioText).length === uris(at.video).length);
@@ -147,12 +162,29 @@ describe('just-in-time packaging (real ffmpeg + Temporal)', function () {
     await gone(id); // its ladder encode behind ready: proven on a short source below
   });
 
-  it('behind a source encoded per segment the whole ladder is encoded; the master then lists the encoded rung instead', async () => {
-    const hevc = await makeClip({ width: 320, height: 180, seconds: 12, fps: 12, codec: 'hevc', silentAudio: true });
+  it('behind a source encoded per segment the ladder writes the same segments over them: same timestamps, no seam', async () => {
+    // Long enough (two rungs of 24 s at 24 fps) that the segment is made on request before the ladder writes its own.
+    const hevc = await makeClip({ width: 640, height: 360, seconds: 24, codec: 'hevc', silentAudio: true });
     const { id } = await uploadFormA(s, hevc);
     const at = await playlistsAtReady(s, id);
-    assert.equal(at.variant, 'source/index.m3u8', 'ready from the rung encoded per segment');
+    assert.equal(at.variant, '360p/index.m3u8', 'ready from the rungs encoded per segment, the tallest listed first');
+    const second = new URL(uris(at.video).at(-2)!, new URL(at.variant, at.ready.hls_url));
+    const cuts = jitCuts.count;
+    const onRequest = await fetch(second);
+    assert.equal(onRequest.status, 200);
+    assert.ok(jitCuts.count > cuts, 'made on request');
+    // Until the ladder has written its own, a minute; not immutable.
+    assert.equal(onRequest.headers.get('cache-control'), 'public, max-age=60');
+    const before = Buffer.from(await onRequest.arrayBuffer());
     const done = await waitForVideo(s, id, allRenditionsReady, 300_000);
-    await until(async () => !/source\//.test(await text(done.hls_url)), 60_000, 'the master lists the encoded ladder', 500);
+    await until(async () => !(await loadPlaybackVideo(s.db, done.uuid))?.on_request?.length, 30_000, 'the rung is no longer on request');
+    const master = await text(done.hls_url);
+    assert.deepEqual(uris(master).filter((u) => u.endsWith('index.m3u8')).sort(), ['240p/index.m3u8', '360p/index.m3u8'], 'the same variants, now encoded');
+    const laddered = await fetch(second);
+    assert.match(laddered.headers.get('cache-control') ?? '', /immutable/);
+    const after = Buffer.from(await laddered.arrayBuffer());
+    assert.ok(!after.equals(before), 'the ladder\u2019s own encode replaced the one made on request');
+    const [a, b] = await Promise.all([before, after].map(packetTimes));
+    assert.deepEqual(a, b, 'the same frames at the same timestamps');
   });
 });
