@@ -10,6 +10,14 @@
  *
  *   npx tsx bench/analytics.ts --events 10000000 --seconds 10 --connections 50
  *
+ * `--current-hour 5000,50000` (issue 45) measures instead, for each count, one public video with
+ * that many views of 60 events each in the current hour (300,000 events at 5,000): the read
+ * before the rollup's first run (the raw path, bounded by API_STATEMENT_TIMEOUT_MS), the rollup
+ * run that then writes the hour, and the video's analytics read at c=10 through wrk (autocannon
+ * when wrk is not installed) for `--seconds`:
+ *
+ *   npx tsx bench/analytics.ts --current-hour 5000,50000 --seconds 10
+ *
  * Needs what the tests need (Postgres, the Temporal CLI), as `./scripts/test` provisions them.
  */
 import { execFile } from 'node:child_process';
@@ -22,6 +30,8 @@ import { freePort } from '../test/support/services';
 import { startStack } from '../test/support/stack';
 import { runMain } from '../test/support/main';
 import { arg } from './args';
+import { wrk } from './autocannon';
+import { runRollup } from '../lib/analytics/rollup';
 import type { Knex } from 'knex';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -123,7 +133,71 @@ async function measuredLoad(db: Knex, apiPid: number, o: Record<string, unknown>
   return { ...r, apiCpu: (api1 - api0) / r.total, pgCpu: Math.max(0, pg1 - pg0) / r.total };
 }
 
+/**
+ * Issue 45: `views` views of one public video in the current hour, 60 events each (viewstart,
+ * playing, 57 heartbeats, viewend; 1 s apart, 59 s watched), started over the hour so far.
+ */
+async function seedCurrentHour(db: Knex, subject: string, workspaceId: string, views: number): Promise<void> {
+  await db.raw(`select analytics_ensure_partitions(current_date - 1, current_date + 1)`);
+  await db.raw(
+    `insert into analytics_events (day, received_at, view_id, seq, subject_id, event, position, elapsed_ms, watch_ms, bitrate, rendition, workspace_id, viewer_hash, browser, os, device, player)
+     select (st + e.s * interval '1 second')::date, st + e.s * interval '1 second', md5(? || v)::uuid, e.s, ?,
+            case e.s when 0 then 'viewstart' when 1 then 'playing' when 59 then 'viewend' else 'heartbeat' end,
+            e.s, e.s * 1000, greatest(e.s - 1, 0) * 1000, 2500000, '720p', case when e.s = 0 then ? end, case when e.s = 0 then v::bigint end,
+            case when e.s = 0 then 'Chrome' end, case when e.s = 0 then 'Linux' end, case when e.s = 0 then 'desktop' end, case when e.s = 0 then 'bench 1' end
+       from (select v, date_trunc('hour', now()) + (v::float8 / ? * extract(epoch from now() - interval '1 minute' - date_trunc('hour', now()))) * interval '1 second' as st
+               from generate_series(1, ?) v) x
+      cross join generate_series(0, 59) e(s)`,
+    [subject, subject, workspaceId, views, views],
+  );
+}
+
+/** `--current-hour N,M`: the read and the rollup at N (and M) views of one video within the current hour. */
+async function currentHour(counts: number[]): Promise<void> {
+  // The stack's own pool seeds millions of rows: unbounded. The API under test keeps its bound.
+  const env = { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000' };
+  const stack = await startStack({ workers: [], env: { ...env, API_STATEMENT_TIMEOUT_MS: '0' } });
+  const port = await freePort();
+  const api = await spawnApi({ ...stack.env, ...env, API_STATEMENT_TIMEOUT_MS: process.env.API_STATEMENT_TIMEOUT_MS ?? '15000', PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
+  const ws = await stack.newWorkspace('business');
+  const headers = { Authorization: `Bearer ${ws.fullKey}` };
+  const rows: string[] = [];
+  for (const n of counts) {
+    const { body } = await stack.post('/v1/upload/init', { filename: 'v.mp4', size: 1000, content_type: 'video/mp4', visibility: 'public' }, ws.fullKey).expect(201);
+    const uuid = parseVideoId(body.video_id)!;
+    await stack.db('videos').where({ id: uuid }).update({ duration_seconds: 600 });
+    process.stdout.write(`${n.toLocaleString('en')} views (${(n * 60).toLocaleString('en')} events) in the current hour: seeding... `);
+    let t = performance.now();
+    await seedCurrentHour(stack.db, uuid, ws.id, n);
+    console.log(`${((performance.now() - t) / 1000).toFixed(1)} s`);
+    const url = `${api.url}/v1/videos/${body.video_id}/analytics?granularity=hour&from=${encodeURIComponent(new Date(Math.floor(Date.now() / 3600_000) * 3600_000).toISOString())}`;
+    // Before the rollup's first run a read aggregates raw events (bounded by the statement timeout).
+    await stack.db('analytics_rollup_state').delete();
+    t = performance.now();
+    const first = await fetch(url, { headers });
+    const rawMs = performance.now() - t;
+    const rawAnswer = first.ok ? `${((await first.json()) as { totals: { views: number } }).totals.views.toLocaleString('en')} views` : `${first.status} ${((await first.json()) as { error: { code: string } }).error.code}`;
+    t = performance.now();
+    await runRollup(stack.db, { rawDays: 30, lookbackHours: 2, settleMs: 0 });
+    const rollupMs = performance.now() - t;
+    const views = ((await (await fetch(url, { headers })).json()) as { totals: { views: number } }).totals.views;
+    const read = (await wrk({ url, headers }, { connections: 10, seconds })) ?? (await load({ url, headers, connections: 10 }));
+    rows.push(
+      `| ${n.toLocaleString('en')} views / ${(n * 60).toLocaleString('en')} events | ${rawAnswer} in ${(rawMs / 1000).toFixed(2)} s | ${(rollupMs / 1000).toFixed(1)} s | ${views.toLocaleString('en')} | p99 ${read.p99} ms, ${Math.round(read.rps)} req/s, non-2xx ${read.non2xx}, errors ${read.errors} |`,
+    );
+    console.log(rows[rows.length - 1]);
+  }
+  await api.kill('SIGTERM');
+  console.log(`
+| current hour | read before the first rollup (raw, c=1) | rollup run | views read after it | GET /v1/videos/{id}/analytics?granularity=hour, c=10 |
+|---|---|---|---|---|
+${rows.join('\n')}`);
+  await stack.close();
+}
+
 async function main(): Promise<void> {
+  const hourArg = process.argv.indexOf('--current-hour');
+  if (hourArg >= 0) return currentHour(process.argv[hourArg + 1].split(',').map(Number));
   // The bench's one address sends far more than a viewer would: both limits out of the way.
   const env = { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '1000000000', ANALYTICS_BEACONS_PER_MINUTE: '1000000000' };
   const stack = await startStack({ workers: [], env });

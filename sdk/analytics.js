@@ -19,6 +19,9 @@
   var HEARTBEAT_MS = 10000;
   var FLUSH_MS = 1000;
   var MAX_BATCH = 50;
+  /** A batch the server did not take is tried again this many times, 2 s × 2^n apart. */
+  var RETRIES = 5;
+  var RETRY_MS = 2000;
 
   var script = root.document && root.document.currentScript;
   var defaultEndpoint = script && script.src ? new URL('/v1/beacons', script.src).href : '/v1/beacons';
@@ -33,7 +36,11 @@
     return h.slice(0, 8) + '-' + h.slice(8, 12) + '-' + h.slice(12, 16) + '-' + h.slice(16, 20) + '-' + h.slice(20);
   }
 
-  /** Sends batches: fetch (keepalive, text/plain: no CORS preflight) normally, sendBeacon when the page goes away. */
+  /**
+   * Sends batches: fetch (keepalive, text/plain: no CORS preflight) normally, sendBeacon when the
+   * page goes away. Resolves true when the server took the batch (or refused it for good: a 4xx
+   * other than 429), false to try again later, or the server's Retry-After in ms (429, 503).
+   */
   function httpTransport(endpoint) {
     return function (events, leaving) {
       var body = JSON.stringify(events);
@@ -42,7 +49,11 @@
       }
       if (!root.fetch) return Promise.resolve(false);
       return root.fetch(endpoint, { method: 'POST', body: body, keepalive: true, mode: 'cors', credentials: 'omit', headers: { 'Content-Type': 'text/plain' } })
-        .then(function (r) { return r.ok || (r.status >= 400 && r.status < 500); })
+        .then(function (r) {
+          if (r.ok || (r.status >= 400 && r.status < 500 && r.status !== 429)) return true;
+          var after = Number(r.headers && r.headers.get && r.headers.get('Retry-After'));
+          return after > 0 ? Math.min(after, 60) * 1000 : false;
+        })
         .catch(function () { return false; });
     };
   }
@@ -59,7 +70,9 @@
     this.transport = opts.transport || httpTransport(opts.endpoint || defaultEndpoint);
     this.now = opts.now || function () { return root.performance.now(); };
     this.heartbeatMs = opts.heartbeatMs || HEARTBEAT_MS;
+    this.retryMs = opts.retryMs || RETRY_MS;
     this.queue = [];
+    this.retrying = [];
     this.rendition = null;
     this.bitrate = null;
     this.sample = null;
@@ -169,18 +182,34 @@
     }
   };
 
+  /**
+   * Sends what is queued. A batch the server did not take (offline, 5xx, 429) is sent again after
+   * 2, 4, 8, 16 and 32 s (or the server's Retry-After): a busy server loses no view (issue 45).
+   * When the page goes away, batches still waiting for a retry go out with it (sendBeacon).
+   */
   Tracker.prototype.flush = function (leaving) {
     if (this.timer) { clearTimeout(this.timer); this.timer = null; }
     var self = this;
-    while (this.queue.length) {
-      var batch = this.queue.splice(0, MAX_BATCH);
-      (function (batch) {
-        Promise.resolve(self.transport(batch, leaving)).then(function (ok) {
-          // One retry after a network failure; the server drops duplicates of (view_id, seq).
-          if (!ok && !leaving) setTimeout(function () { self.transport(batch, false); }, 2000);
-        });
-      })(batch);
+    if (leaving) {
+      var waiting = this.retrying;
+      this.retrying = [];
+      waiting.forEach(function (r) { clearTimeout(r.timer); self.deliver(r.batch, true, r.attempt); });
     }
+    while (this.queue.length) this.deliver(this.queue.splice(0, MAX_BATCH), leaving, 0);
+  };
+
+  Tracker.prototype.deliver = function (batch, leaving, attempt) {
+    var self = this;
+    Promise.resolve(this.transport(batch, leaving)).then(function (ok) {
+      if (ok === true || attempt >= RETRIES) return;
+      var r = { batch: batch, attempt: attempt + 1, timer: null };
+      var wait = typeof ok === 'number' && ok > 0 ? ok : self.retryMs * Math.pow(2, attempt);
+      r.timer = setTimeout(function () {
+        self.retrying = self.retrying.filter(function (x) { return x !== r; });
+        self.deliver(batch, false, r.attempt);
+      }, wait);
+      self.retrying.push(r);
+    });
   };
 
   Tracker.prototype.onPlay = function () {

@@ -1,15 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import type Router from '@koa/router';
-import { classifyAgent } from '../../lib/analytics/agent';
-import type { RawEvent } from '../../lib/analytics/buffer';
 import { beaconBody, MAX_BEACON_BYTES, type BeaconEvent } from '../../lib/analytics/events';
-import { countryOf } from '../../lib/analytics/country';
-import { dayOf, viewerHash } from '../../lib/analytics/viewer';
+import { beaconRows } from '../../lib/analytics/rows';
 import type { Deps } from '../deps';
 import type { Hot } from '../hot';
 import { ApiError, badRequest } from '../errors';
 import { retryAfter } from '../middleware/auth';
 import { clientAddress } from '../middleware/client';
+import { consumeWithin } from '../../lib/limits/local';
+
+/** How long a beacon waits for the shared per-address budget before this process's own decides. */
+const LIMIT_WAIT_MS = 250;
 
 export const CORS = {
   'Access-Control-Allow-Origin': '*',
@@ -91,12 +92,14 @@ export function beaconRoutes(r: Router, deps: Deps): void {
     // The fast path (api/analytics/fast.ts) passes on a body it has read, its limit spent.
     const pre = preRead.get(ctx.req);
     if (!pre) {
-      const limit = await hot.beaconLimit.consume(clientAddress(ctx));
+      // The shared budget's answer if it comes at once, else this process's (a busy database
+      // must not hold a beacon: issue 45).
+      const limit = await consumeWithin(hot.beaconLimit, hot.beaconLimitLocal, clientAddress(ctx), LIMIT_WAIT_MS);
       if (!limit.allowed) {
         throw new ApiError(429, 'beacon_rate_limited', 'Too many beacons from this address; retry later', undefined, { 'Retry-After': String(retryAfter(limit.resetAt)) });
       }
-      const type = ctx.get('content-type');
-      if (type && !TYPES.test(type)) throw badRequest('unsupported_content_type', 'Beacons are JSON, sent as application/json or text/plain');
+      // The body must say what it is (docs/analytics.md): none, or another type, is 415.
+      if (!TYPES.test(ctx.get('content-type'))) throw new ApiError(415, 'unsupported_content_type', 'Beacons are JSON, sent as application/json or text/plain');
     } else if ('error' in pre) throw pre.error;
     const text = pre ? pre.text : await readBeaconBody(ctx.req);
     let json: unknown;
@@ -110,7 +113,7 @@ export function beaconRoutes(r: Router, deps: Deps): void {
       const issues = parsed.error.issues.slice(0, 5).map((i) => ({ path: i.path.join('.'), message: i.message }));
       throw badRequest('invalid_beacon', 'The beacon is not a valid event or array of 1–100 events', issues);
     }
-    await acceptBeacons(hot, parsed.data, ctx.get('user-agent'), clientAddress(ctx));
+    acceptBeacons(hot, parsed.data, ctx.get('user-agent'), clientAddress(ctx));
     ctx.status = 204;
   });
 }
@@ -122,46 +125,20 @@ export function beaconRoutes(r: Router, deps: Deps): void {
 export const preRead = new WeakMap<IncomingMessage, { text: string } | { error: unknown }>();
 
 /**
- * Stores a body's countable events: each becomes a raw row in the buffer; events whose subject
- * is not countable are dropped. The client address (X-Forwarded-For only through
- * TRUSTED_PROXIES) is used for the viewer hash and the country only, never stored.
+ * Takes a body's countable events: their raw rows go to the buffer now when everything they need
+ * is in memory (the subjects' access decisions, the day's salt: the common case), else the body
+ * waits in the buffer and its rows are made at the next flush (lib/analytics/rows.ts). Either way
+ * the beacon is answered without waiting on the database: under load a busy pool made beacons
+ * wait, fail and be given up by their players (issue 45). Events whose subject is not countable
+ * are dropped. The client address (X-Forwarded-For only through TRUSTED_PROXIES) is used for the
+ * viewer hash and the country only, never stored.
  */
-export async function acceptBeacons(hot: Hot, events: BeaconEvent[], ua: string, address: string): Promise<void> {
-  const resolved = await hot.beaconSubjects.resolveAll(events.map((e) => e.subject));
-  const now = new Date();
-  const receivedAt = now.toISOString();
-  const day = dayOf(now);
-  let salt: Buffer | undefined;
-  const rows: RawEvent[] = [];
-  for (const e of events) {
-    const s = resolved.get(e.subject);
-    if (!s) continue;
-    const start = e.event === 'viewstart';
-    if (start) salt ??= await hot.salt.get(now.getTime());
-    const agent = start ? classifyAgent(ua) : undefined;
-    rows.push({
-      day,
-      received_at: receivedAt,
-      view_id: e.view_id.toLowerCase(),
-      seq: e.seq,
-      subject_id: s.subjectId,
-      event: e.event,
-      position: e.position,
-      elapsed_ms: e.elapsed_ms ?? null,
-      watch_ms: e.watch_ms ?? null,
-      bitrate: e.bitrate ?? null,
-      rendition: e.rendition ?? null,
-      error_code: e.error_code ?? null,
-      workspace_id: start ? s.workspaceId : null,
-      viewer_hash: start ? viewerHash(salt!, address, ua, s.workspaceId) : null,
-      browser: agent?.browser ?? null,
-      os: agent?.os ?? null,
-      device: agent?.device ?? null,
-      player: start ? `${e.player.name}${e.player.version ? ` ${e.player.version}` : ''}` : null,
-      player_height: e.player_height ?? null,
-      latency_ms: e.latency == null ? null : Math.round(e.latency * 1000),
-      country: start ? countryOf(address) : null,
-    });
-  }
-  if (rows.length) hot.beacons.push(rows);
+export function acceptBeacons(hot: Hot, events: BeaconEvent[], ua: string, address: string, receivedAt = new Date()): void {
+  const body = { events, ua, address, receivedAt };
+  const resolved = hot.beaconSubjects.fromMemory(events.map((e) => e.subject), receivedAt.getTime());
+  const salt = hot.salt.peek(receivedAt.getTime());
+  if (resolved && (salt || !events.some((e) => e.event === 'viewstart'))) {
+    const rows = beaconRows(body, resolved, salt);
+    if (rows.length) hot.beacons.push(rows);
+  } else hot.beacons.defer(body);
 }

@@ -26,8 +26,9 @@ export function fastBeaconRoute(routers: { before: Router[] }): boolean {
  * already holds (lib/limits/lease.ts). Returns false before reading anything otherwise (Redis
  * limits, no lease, out of tokens, an unknown type, an oversized length, a query string): the Koa
  * route answers. Once the body is read, whatever this path is not sure of — invalid JSON, a body
- * zod must judge, a subject lookup or salt read that fails — is handed to the Koa route with the
- * body (`preRead`, the limit already spent), so errors keep the route's codes and shapes.
+ * zod must judge — is handed to the Koa route with the body (`preRead`, the limit already spent),
+ * so errors keep the route's codes and shapes. Accepting never waits on the database (subjects
+ * not in memory are resolved at the buffer's next flush: `acceptBeacons`).
  *
  * Why: a beacon is small work (parse, a map lookup, a hash), and Koa's ~20 middleware around it
  * cost as much again (issue 36: ingest must hold ≥ 0.5× `/healthz`). The answer is the route's,
@@ -47,7 +48,7 @@ export function beaconFastPath(
   return (req, res, koa) => {
     if (req.method !== 'POST' || !PATHS.has(req.url ?? '')) return false;
     const type = req.headers['content-type'];
-    if (type && !TYPES.test(type)) return false;
+    if (!type || !TYPES.test(type)) return false;
     if (Number(req.headers['content-length'] || 0) > MAX_BEACON_BYTES) return false;
     // As middleware/client.ts decides it for Koa (TRUSTED_PROXIES).
     const address = clientAddressOf(req.socket.remoteAddress, req.headers['x-forwarded-for'], trusted);
@@ -71,18 +72,14 @@ export function beaconFastPath(
             events = undefined;
           }
           if (!events) return toKoa({ text });
-          return acceptBeacons(hot, events, req.headers['user-agent'] ?? '', address).then(
-            () => {
-              const requestId = newRequestId();
-              res.setHeader('X-Request-Id', requestId);
-              for (const [name, value] of CORS_HEADERS) res.setHeader(name, value);
-              res.statusCode = 204;
-              res.end();
-              end({ method: 'POST', route: '/beacons', status: '204' });
-              if (started) logRequest(log.child({ req: requestId }), 'POST', req.url!, 204, started);
-            },
-            () => toKoa({ text }),
-          );
+          acceptBeacons(hot, events, req.headers['user-agent'] ?? '', address);
+          const requestId = newRequestId();
+          res.setHeader('X-Request-Id', requestId);
+          for (const [name, value] of CORS_HEADERS) res.setHeader(name, value);
+          res.statusCode = 204;
+          res.end();
+          end({ method: 'POST', route: '/beacons', status: '204' });
+          if (started) logRequest(log.child({ req: requestId }), 'POST', req.url!, 204, started);
         },
         (error: unknown) => toKoa({ error }),
       )

@@ -8,11 +8,11 @@ export function analyticsDocs(d: DocContext): void {
     method: 'post', path: '/beacons', operationId: 'sendBeacons', tag, auth: false,
     summary: 'Player events (no key; CORS *; JSON or text/plain for sendBeacon; ≤ 16 KB, ≤ 100 events)',
     description:
-      'Only subjects the caller could play are counted; anything else is dropped silently. Duplicate (view_id, seq) count once. ' +
+      'A body without Content-Type application/json or text/plain is 415 `unsupported_content_type`. Only subjects the caller could play are counted; anything else is dropped silently. Duplicate (view_id, seq) count once. ' +
       'Each client address may send ANALYTICS_BEACONS_PER_MINUTE requests a minute (default 1200); past it, 429 `beacon_rate_limited` with Retry-After.',
     rawBody: { 'application/json': beaconDocBody, 'text/plain': beaconDocBody },
     responses: { 204: { description: 'Accepted (or not countable)' } },
-    errors: [400, 413, 429],
+    errors: [400, 413, 415, 429],
   });
   operation(d, {
     method: 'options', path: '/beacons', operationId: 'beaconsPreflight', tag, auth: false, summary: 'CORS preflight',

@@ -33,8 +33,10 @@ const totalsShape = {
   playback_failures: n.int().meta({ description: 'Views that failed with an error after their first frame' }),
   rebuffer_frequency_per_minute: n.meta({ description: 'Stalls per minute of playback' }),
   time_weighted_bitrate_kbps: n.nullable().meta({ description: 'Bitrate weighted by the time each rendition played, in kb/s' }),
-  upscale_percentage: n.nullable().meta({ description: 'Time-weighted mean of (player height / rendition height − 1) where > 0, in %; null when players sent no height' }),
-  downscale_percentage: n.nullable().meta({ description: 'Time-weighted mean of (1 − player height / rendition height) where > 0, in %' }),
+  upscale_percentage: n.nullable().meta({ description: 'Share of the playback time (with the player\'s and the rendition\'s heights known) during which the picture was shown larger than the rendition, in % (0–100); null when players sent no height' }),
+  downscale_percentage: n.nullable().meta({ description: 'Share of that playback time during which the picture was shown smaller than the rendition, in % (0–100)' }),
+  upscale_amount_percentage: n.nullable().meta({ description: 'Time-weighted mean, over the playback time with both heights known, of (player height / rendition height − 1) where > 0, in % (may pass 100: 240p shown 720 pixels high is 200); what the experience score\'s quality part uses' }),
+  downscale_amount_percentage: n.nullable().meta({ description: 'Time-weighted mean of (1 − player height / rendition height) where > 0, in % (0–100)' }),
 };
 export const analyticsTotals = z.object(totalsShape).meta({ id: 'AnalyticsTotals' });
 const point = z.object({ t: z.iso.datetime(), ...totalsShape }).meta({ id: 'AnalyticsPoint' });
@@ -52,6 +54,10 @@ const common = {
   from: z.iso.datetime(),
   to: z.iso.datetime(),
   granularity: z.enum(['hour', 'day']),
+  as_of: z.iso.datetime().nullable().meta({
+    description:
+      'The figures are as of the rollup\'s last run (every ANALYTICS_ROLLUP_EVERY_SECONDS): every view that started before this time, with the events it had sent by that run; views since, and the rest of views still going on, come with the next run. null: computed from raw events (the rollup has not run yet)',
+  }),
   totals: analyticsTotals,
   series: z.array(point),
   breakdowns,
@@ -84,7 +90,18 @@ export const workspaceAnalytics = z
   .object({
     workspace_id: z.string(),
     ...common,
-    top_videos: z.array(z.object({ video_id: z.string(), title: z.string().nullable(), views: n.int(), watch_time_seconds: n })),
+    top_videos: z
+      .array(z.object({ video_id: z.string(), title: z.string().nullable(), views: n.int(), watch_time_seconds: n }))
+      .meta({ description: 'The 10 videos (recordings included) with the most views in the range' }),
+    top_live_streams: z
+      .array(z.object({ live_stream_id: z.string(), title: z.string().nullable(), views: n.int(), watch_time_seconds: n }))
+      .meta({ description: 'The 10 live streams with the most views while on air in the range (a broadcast\'s later views count under its recording video)' }),
+    others: z
+      .object({ videos: n.int(), live_streams: n.int(), views: n.int(), watch_time_seconds: n })
+      .meta({
+        description:
+          'The videos and live streams with views in the range beyond the two top lists (deleted ones included): totals.views = Σ top_videos.views + Σ top_live_streams.views + others.views, and likewise watch time',
+      }),
   })
   .meta({ id: 'WorkspaceAnalytics' });
 

@@ -28,7 +28,7 @@ export const SCORE = { startupFreeMs: 500, startupScaleMs: 8000 };
 /** The columns of analytics_hourly, in the order hourlySql answers them. */
 export const HOUR_COLUMNS = `hour, subject_id, workspace_id, views, new_viewers, watch_ms, started, startup_ms_sum, startup_hist, rebuffers, rebuffer_ms,
   errors, exits_before_start, bitrate_sum, bitrate_views, retention_hist, startup_failures, playback_failures, score_sum, scored_views,
-  bitrate_ms_sum, bitrate_ms, upscale_ms_sum, downscale_ms_sum, scale_ms`;
+  bitrate_ms_sum, bitrate_ms, upscale_ms_sum, downscale_ms_sum, scale_ms, upscaled_ms, downscaled_ms, scale_time_ms`;
 
 /** Which views an aggregation covers: every subject (the rollup), one subject, or one workspace (with its videos). */
 export type Scope = { kind: 'all' } | { kind: 'subject'; subjectId: string } | { kind: 'workspace'; workspaceId: string };
@@ -64,6 +64,10 @@ export interface HourRow {
   upscale_ms_sum: number;
   downscale_ms_sum: number;
   scale_ms: number;
+  /** ms played shown larger / smaller than the rendition, and ms with both heights known: upscale/downscale % (0–100). */
+  upscaled_ms: number;
+  downscaled_ms: number;
+  scale_time_ms: number;
 }
 
 export interface BreakdownRow {
@@ -92,7 +96,8 @@ function perView(scope: Scope, from: Date, to: Date, lateHours: number): Fragmen
   const lateTo = new Date(to.getTime() + lateHours * 3600_000);
   const d = (t: Date) => t.toISOString().slice(0, 10);
   const fromHour = new Date(Math.floor(from.getTime() / 3600_000) * 3600_000);
-  const copies = scope.kind === 'subject' ? raw('') : raw(`union all select view_id, workspace_id, true, workspace_id, hour, day, viewer_hash, browser, os, device from v`);
+  // A workspace scope counts each view twice: under its subject and under the workspace's id.
+  const copies = scope.kind === 'subject' ? raw('') : raw(`union all select m2.*, true as is_ws, m2.workspace_id as own_id from m2`);
   return sql`
     s0 as (
       select view_id, subject_id, workspace_id, date_trunc('hour', received_at) as hour, day, received_at, viewer_hash, browser, os, device
@@ -107,7 +112,7 @@ function perView(scope: Scope, from: Date, to: Date, lateHours: number): Fragmen
       -- Per view through the (view_id, seq, day) index: a video's recent views cost their own
       -- events, never a scan of everyone's events in the window. Events count from the start
       -- hour's beginning even when \`from\` is mid-hour (a read's raw part), as in the rollup.
-      select e.view_id, e.event, e.position, e.elapsed_ms, e.watch_ms, e.bitrate, e.rendition, e.received_at, e.player_height, e.country,
+      select v.view_id, v.subject_id, v.workspace_id, v.hour, v.day, v.viewer_hash, v.browser, v.os, v.device, e.event, e.position, e.elapsed_ms, e.watch_ms, e.bitrate, e.rendition, e.received_at, e.player_height, e.country,
              lead(e.watch_ms) over w as next_watch, lead(e.elapsed_ms) over w as next_elapsed, lead(e.position) over w as next_position,
              lead(e.event) over w as next_event, lead(e.received_at) over w as next_received
         from v cross join lateral (
@@ -123,13 +128,17 @@ function perView(scope: Scope, from: Date, to: Date, lateHours: number): Fragmen
       -- between two events is the receipt times' difference plus a slack for the sender's batching
       -- (null when the player's clock gives it), and the playhead's advance between consecutive
       -- events is time watched — never across a seek (an interval that ends in \`seeked\`), never
-      -- after the view ended, never more than the time that passed.
-      select ev.*,
+      -- after the view ended, never more than the time that passed. Two events of one request
+      -- (one receipt time: a sender that batches, or sends a whole view at its end) carry no
+      -- timing the server could check: their advance counts as reported (\`batched\`), as a
+      -- player's own watch_ms does (issue 49: a 20 s view sent in one request counted 10 s).
+      select ev.*, ev.next_received = ev.received_at and (ev.elapsed_ms is null or ev.next_elapsed is null) as batched,
              case when ev.elapsed_ms is null or ev.next_elapsed is null
                   then extract(epoch from ev.next_received - ev.received_at)::float8 * 1000 end as wall_gap_ms,
              case when ev.next_event is not null and ev.next_event <> 'seeked' and ev.event not in ('viewend', 'ended')
                   then greatest(0::float8, least((ev.next_position - ev.position)::float8 * 1000,
                        case when ev.elapsed_ms is not null and ev.next_elapsed is not null then (ev.next_elapsed - ev.elapsed_ms)::float8
+                            when ev.next_received = ev.received_at then 'infinity'::float8
                             else extract(epoch from ev.next_received - ev.received_at)::float8 * 1000 + ${raw(String(GAP_SLACK_MS))} end)) end as played_ms,
              substring(ev.rendition from '^([0-9]{2,4})p')::int as rendition_height
         from ev
@@ -141,12 +150,17 @@ function perView(scope: Scope, from: Date, to: Date, lateHours: number): Fragmen
         from ev2
     ),
     m as (
-      select ev.view_id,
-             -- The player's own count when it sent one; else the playhead's advance, bounded by
-             -- the view's span on the server's clock (plus one heartbeat's slack) or the player's.
-             coalesce(max(ev.watch_ms), least(sum(ev.played_ms),
+      -- One row per view, with the view's own columns (its start's) carried through \`ev\`: no
+      -- join back to \`v\` by view_id. Such a join, planned on the current hour's estimates (a
+      -- fresh partition's statistics say "1 row"), became a nested loop that re-ran this whole
+      -- aggregate once per view: 5,000 views of 60 events ran for 28+ minutes (issue 45).
+      select ev.view_id, ev.subject_id, ev.workspace_id, ev.hour, ev.day, ev.viewer_hash, ev.browser, ev.os, ev.device,
+             -- The player's own count when it sent one; else the playhead's advance: between requests
+             -- bounded by the view's span on the server's clock (plus one heartbeat's slack) or the
+             -- player's, within a request as reported.
+             coalesce(max(ev.watch_ms), (least(coalesce(sum(ev.played_ms) filter (where not ev.batched), 0),
                greatest(extract(epoch from max(ev.received_at) - min(ev.received_at))::float8 * 1000 + ${raw(String(VIEW_SLACK_MS))},
-                        (max(ev.elapsed_ms) - min(ev.elapsed_ms))::float8))::bigint, 0) as watch_ms,
+                        (max(ev.elapsed_ms) - min(ev.elapsed_ms))::float8)) + coalesce(sum(ev.played_ms) filter (where ev.batched), 0))::bigint, 0) as watch_ms,
              bool_or(ev.event = 'playing') as started,
              -- Play intent → first frame: on the player's clock, else by the events' order on the
              -- server's (unknown, not zero, when both arrived in one batch).
@@ -165,8 +179,10 @@ function perView(scope: Scope, from: Date, to: Date, lateHours: number): Fragmen
              coalesce(sum(ev.play_ms) filter (where ev.bitrate > 0), 0) as bitrate_ms,
              coalesce(sum(ev.play_ms * greatest(ev.player_height::float8 / ev.rendition_height - 1, 0)) filter (where ev.rendition_height > 0 and ev.player_height > 0), 0) as upscale_ms_sum,
              coalesce(sum(ev.play_ms * greatest(1 - ev.player_height::float8 / ev.rendition_height, 0)) filter (where ev.rendition_height > 0 and ev.player_height > 0), 0) as downscale_ms_sum,
-             coalesce(sum(ev.play_ms) filter (where ev.rendition_height > 0 and ev.player_height > 0), 0) as scale_ms
-        from ev3 ev group by ev.view_id
+             coalesce(sum(ev.play_ms) filter (where ev.rendition_height > 0 and ev.player_height > 0), 0) as scale_ms,
+             coalesce(sum(ev.play_ms) filter (where ev.rendition_height > 0 and ev.player_height > ev.rendition_height), 0) as upscaled_ms,
+             coalesce(sum(ev.play_ms) filter (where ev.rendition_height > 0 and ev.player_height > 0 and ev.player_height < ev.rendition_height), 0) as downscaled_ms
+        from ev3 ev group by ev.view_id, ev.subject_id, ev.workspace_id, ev.hour, ev.day, ev.viewer_hash, ev.browser, ev.os, ev.device
     ),
     m2 as (
       -- The viewer experience score of a view (docs/analytics.md): a failure scores 0; a view that
@@ -184,16 +200,17 @@ function perView(scope: Scope, from: Date, to: Date, lateHours: number): Fragmen
         from m
     ),
     pv0 as (
-      select view_id, subject_id, false as is_ws, workspace_id, hour, day, viewer_hash, browser, os, device from v
+      select m2.*, false as is_ws, m2.subject_id as own_id from m2
       ${copies}
     ),
     pv as (
-      select p.*, m.watch_ms, m.started, greatest(m.startup_ms, 0) as startup_ms, m.rebuffers, m.rebuffer_ms, m.errored, m.score,
-             m.bitrate_ms_sum, m.bitrate_ms, m.upscale_ms_sum, m.downscale_ms_sum, m.scale_ms, m.country,
-             (not m.started and m.ended and not m.errored) as exited, m.bitrate, m.furthest, m.rendition,
+      select p.view_id, p.own_id as subject_id, p.is_ws, p.workspace_id, p.hour, p.day, p.viewer_hash, p.browser, p.os, p.device,
+             p.watch_ms, p.started, greatest(p.startup_ms, 0) as startup_ms, p.rebuffers, p.rebuffer_ms, p.errored, p.score,
+             p.bitrate_ms_sum, p.bitrate_ms, p.upscale_ms_sum, p.downscale_ms_sum, p.scale_ms, p.upscaled_ms, p.downscaled_ms, p.country,
+             (not p.started and p.ended and not p.errored) as exited, p.bitrate, p.furthest, p.rendition,
              case when p.is_ws or p.subject_id like 'ls\\_%' then null
                   else (select duration_seconds from videos where id = cast(case when p.subject_id like 'ls\\_%' then null else p.subject_id end as uuid)) end as duration
-        from pv0 p join m2 m using (view_id)
+        from pv0 p
     )`;
 }
 
@@ -243,6 +260,8 @@ function hourlyParts(scope: Scope, from: Date): { ctes: Fragment; select: Fragme
              sum(upscale_ms_sum)::float8 as upscale_ms_sum,
              sum(downscale_ms_sum)::float8 as downscale_ms_sum,
              sum(scale_ms)::bigint as scale_ms,
+             sum(upscaled_ms)::bigint as upscaled_ms,
+             sum(downscaled_ms)::bigint as downscaled_ms,
              bool_or(not is_ws and subject_id not like 'ls\\_%') as is_video
         from pv group by hour, subject_id
     )`,
@@ -251,7 +270,7 @@ function hourlyParts(scope: Scope, from: Date): { ctes: Fragment; select: Fragme
            coalesce(sh.h, '{}'::jsonb) as startup_hist, agg.rebuffers, agg.rebuffer_ms, agg.errors, agg.exits_before_start, agg.bitrate_sum, agg.bitrate_views,
            case when agg.is_video then coalesce(rh.h, '{}'::jsonb) end as retention_hist,
            agg.startup_failures, agg.playback_failures, agg.score_sum, agg.scored_views, agg.bitrate_ms_sum, agg.bitrate_ms,
-           agg.upscale_ms_sum, agg.downscale_ms_sum, agg.scale_ms
+           agg.upscale_ms_sum, agg.downscale_ms_sum, agg.scale_ms, agg.upscaled_ms, agg.downscaled_ms, agg.scale_ms as scale_time_ms
       from agg
       left join nv using (hour, subject_id)
       left join sh using (hour, subject_id)

@@ -1,8 +1,18 @@
 import { finished } from 'node:stream/promises';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { Db } from '../db';
+import { detached, type Db } from '../db';
 import type { Logger } from '../logger';
 import { analyticsEventsDropped } from '../metrics/registry';
+import type { BeaconEvent } from './events';
+
+/** A well-formed beacon body as the ingest took it: events, who sent them (never stored) and when. */
+export interface BeaconBody {
+  events: BeaconEvent[];
+  ua: string;
+  /** The client address (X-Forwarded-For only through TRUSTED_PROXIES): the viewer hash and the country, never stored. */
+  address: string;
+  receivedAt: Date;
+}
 
 /** One row of analytics_events as the ingest builds it. */
 export interface RawEvent {
@@ -113,6 +123,14 @@ export function refusedForContent(err: unknown): boolean {
  */
 export class BeaconBuffer {
   private rows: RawEvent[] = [];
+  /**
+   * Bodies accepted before what their rows need was in memory (a subject's access decision, the
+   * day's salt): turned into rows by `opts.resolve` at the next flush, so a beacon is answered
+   * without waiting on the database (issue 45: a busy pool made beacons wait, fail and be dropped
+   * by their players). Bounded with the rows (`maxRows` counts their events).
+   */
+  private bodies: BeaconBody[] = [];
+  private bodyEvents = 0;
   private flushing: Promise<void> | undefined;
   private readonly timer: NodeJS.Timeout;
   private closed = false;
@@ -130,29 +148,68 @@ export class BeaconBuffer {
   constructor(
     private readonly db: Db,
     private readonly log: Logger,
-    private readonly opts: { flushMs: number; flushRows: number; maxRows: number },
+    private readonly opts: { flushMs: number; flushRows: number; maxRows: number; resolve?: (bodies: BeaconBody[]) => Promise<RawEvent[]> },
   ) {
     this.timer = setInterval(() => void this.flush(), opts.flushMs);
     this.timer.unref();
   }
 
+  /** Rows and deferred bodies' events waiting. */
   get pending(): number {
-    return this.rows.length;
+    return this.rows.length + this.bodyEvents;
+  }
+
+  /** Takes a body whose rows are made at the next flush (`opts.resolve`), within the same bound as rows. */
+  defer(body: BeaconBody): void {
+    this.bodies.push(body);
+    this.bodyEvents += body.events.length;
+    this.bound();
   }
 
   push(rows: RawEvent[]): void {
     for (const r of rows) this.rows.push(r);
-    if (this.rows.length > this.opts.maxRows) {
-      const dropped = this.rows.splice(0, this.rows.length - this.opts.maxRows);
-      this.overflowed += dropped.length;
-      analyticsEventsDropped.inc({ reason: 'overflow' }, dropped.length);
-      this.log.error({ dropped: dropped.length }, 'analytics buffer full (database unreachable?); oldest events dropped');
-    }
+    this.bound();
     if (this.rows.length >= this.opts.flushRows && !this.closed) void this.flush();
   }
 
+  /** Past `maxRows` (rows and deferred events together), the oldest go: deferred bodies first, then rows. */
+  private bound(): void {
+    let over = this.pending - this.opts.maxRows;
+    if (over <= 0) return;
+    let dropped = 0;
+    while (over > 0 && this.bodies.length) {
+      const b = this.bodies.shift()!;
+      this.bodyEvents -= b.events.length;
+      over -= b.events.length;
+      dropped += b.events.length;
+    }
+    if (over > 0) dropped += this.rows.splice(0, over).length;
+    this.overflowed += dropped;
+    analyticsEventsDropped.inc({ reason: 'overflow' }, dropped);
+    this.log.error({ dropped }, 'analytics buffer full (database unreachable?); oldest events dropped');
+  }
+
+  /** Deferred bodies into rows; on failure (the database away) they wait for the next flush (false). */
+  private async resolveBodies(): Promise<boolean> {
+    if (!this.bodies.length || !this.opts.resolve) return true;
+    const bodies = this.bodies;
+    this.bodies = [];
+    this.bodyEvents = 0;
+    try {
+      for (const r of await this.opts.resolve(bodies)) this.rows.push(r);
+      return true;
+    } catch (err) {
+      this.bodies = [...bodies, ...this.bodies];
+      this.bodyEvents = this.bodies.reduce((n, b) => n + b.events.length, 0);
+      this.log.warn({ err, bodies: bodies.length }, 'analytics: beacons not resolved yet (database away?); will retry');
+      return false;
+    }
+  }
+
   flush(): Promise<void> {
-    this.flushing ??= this.write().finally(() => (this.flushing = undefined));
+    // Never part of the request that happened to fill the buffer: its client going away must not
+    // cancel the batch's statement (api/middleware/cancel.ts).
+    this.flushing ??= detached(() => this.write()).finally(() => (this.flushing = undefined));
     return this.flushing;
   }
 
@@ -195,7 +252,12 @@ export class BeaconBuffer {
   }
 
   private async write(): Promise<void> {
-    while (this.rows.length > 0) {
+    // Bodies deferred while this write runs are written by it too (a flush awaited after a push
+    // or a defer sees them stored).
+    let resolving = true;
+    while (this.rows.length > 0 || (resolving && this.bodies.length > 0 && this.opts.resolve)) {
+      if (this.bodies.length) resolving = await this.resolveBodies();
+      if (this.rows.length === 0) continue;
       const batch = this.rows.splice(0, Math.max(this.opts.flushRows, 1));
       let left: RawEvent[] = [];
       try {
@@ -241,10 +303,10 @@ export class BeaconBuffer {
     clearInterval(this.timer);
     for (let i = 0; i < attempts; i++) {
       await this.flushing;
-      if (this.rows.length === 0) return;
+      if (this.pending === 0) return;
       await this.flush();
-      if (this.rows.length > 0) await new Promise((r) => setTimeout(r, 200 * (i + 1)));
+      if (this.pending > 0) await new Promise((r) => setTimeout(r, 200 * (i + 1)));
     }
-    if (this.rows.length > 0) this.log.error({ pending: this.rows.length }, 'analytics events could not be written at shutdown');
+    if (this.pending > 0) this.log.error({ pending: this.pending }, 'analytics events could not be written at shutdown');
   }
 }

@@ -23,6 +23,8 @@ export interface Totals {
   time_weighted_bitrate_kbps: number | null;
   upscale_percentage: number | null;
   downscale_percentage: number | null;
+  upscale_amount_percentage: number | null;
+  downscale_amount_percentage: number | null;
 }
 
 export interface SeriesPoint extends Totals {
@@ -33,6 +35,8 @@ export interface SeriesPoint extends Totals {
 export type HourSums = Omit<HourRow, 'retention_hist'>;
 
 const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
+/** `part` of `whole` in %, two decimals, within 0–100 whatever rounding upstream did. */
+const percentOf = (part: number, whole: number) => Math.min(100, Math.max(0, round((100 * part) / whole, 2)));
 
 /** Adds sparse histograms ({bucket: count}). */
 export function addHist(into: Record<string, number>, h: Record<string, number> | null | undefined): Record<string, number> {
@@ -65,7 +69,7 @@ export function percentileFromHist(hist: Record<string, number>, p: number, boun
 /** Sums hourly rows into the §18 totals. Unique viewers add first-seen-that-day counts (docs/analytics.md). */
 export function totalsOf(rows: HourSums[]): Totals {
   let views = 0, viewers = 0, watch = 0, started = 0, rebuffers = 0, rebufferMs = 0, errors = 0, exits = 0, bitrateSum = 0, bitrateViews = 0;
-  let startupFailures = 0, playbackFailures = 0, scoreSum = 0, scored = 0, bitrateMsSum = 0, bitrateMs = 0, upSum = 0, downSum = 0, scaleMs = 0;
+  let startupFailures = 0, playbackFailures = 0, scoreSum = 0, scored = 0, bitrateMsSum = 0, bitrateMs = 0, upMs = 0, downMs = 0, scaleMs = 0, upSum = 0, downSum = 0, factorMs = 0;
   const hist: Record<string, number> = {};
   for (const r of rows) {
     views += r.views;
@@ -87,7 +91,10 @@ export function totalsOf(rows: HourSums[]): Totals {
     bitrateMs += Number(r.bitrate_ms ?? 0);
     upSum += Number(r.upscale_ms_sum ?? 0);
     downSum += Number(r.downscale_ms_sum ?? 0);
-    scaleMs += Number(r.scale_ms ?? 0);
+    factorMs += Number(r.scale_ms ?? 0);
+    upMs += Number(r.upscaled_ms ?? 0);
+    downMs += Number(r.downscaled_ms ?? 0);
+    scaleMs += Number(r.scale_time_ms ?? 0);
   }
   return {
     views,
@@ -108,8 +115,13 @@ export function totalsOf(rows: HourSums[]): Totals {
     // Stalls per minute of playback (Mux's "rebuffer frequency").
     rebuffer_frequency_per_minute: watch > 0 ? round(rebuffers / (watch / 60_000)) : 0,
     time_weighted_bitrate_kbps: bitrateMs > 0 ? round(bitrateMsSum / bitrateMs / 1000, 1) : null,
-    upscale_percentage: scaleMs > 0 ? round((100 * upSum) / scaleMs, 2) : null,
-    downscale_percentage: scaleMs > 0 ? round((100 * downSum) / scaleMs, 2) : null,
+    // Shares of the playback time with both heights known (issue 49: a percentage of time is 0–100).
+    upscale_percentage: scaleMs > 0 ? percentOf(upMs, scaleMs) : null,
+    downscale_percentage: scaleMs > 0 ? percentOf(downMs, scaleMs) : null,
+    // How much bigger (smaller) the picture was shown than it is, time-weighted (Mux Data's amount):
+    // 240p shown 720 pixels high is 200 % upscaled. Not a share of time: upscaling may pass 100 %.
+    upscale_amount_percentage: factorMs > 0 ? round((100 * upSum) / factorMs, 2) : null,
+    downscale_amount_percentage: factorMs > 0 ? round((100 * downSum) / factorMs, 2) : null,
   };
 }
 

@@ -32,7 +32,8 @@ export interface Buckets {
 
 /** The columns a read takes from analytics_hourly (not the retention histogram: summed in SQL). */
 const READ_COLUMNS = `hour, views, new_viewers, watch_ms, started, startup_ms_sum, startup_hist, rebuffers, rebuffer_ms, errors, exits_before_start,
-  bitrate_sum, bitrate_views, startup_failures, playback_failures, score_sum, scored_views, bitrate_ms_sum, bitrate_ms, upscale_ms_sum, downscale_ms_sum, scale_ms`;
+  bitrate_sum, bitrate_views, startup_failures, playback_failures, score_sum, scored_views, bitrate_ms_sum, bitrate_ms, upscale_ms_sum, downscale_ms_sum, scale_ms,
+  upscaled_ms, downscaled_ms, scale_time_ms`;
 
 const DAY = 86400_000;
 

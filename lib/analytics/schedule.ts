@@ -1,5 +1,6 @@
 import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Config } from '../config';
+import { Priority } from '../../workflows/priority';
 
 /** The schedule's id: one per task queue, so test stacks never share one. */
 export const rollupScheduleId = (config: Config): string => `analytics-rollup-${config.temporal.taskQueue}`;
@@ -17,6 +18,8 @@ export async function ensureRollupSchedule(client: Client, config: Config): Prom
     taskQueue: config.temporal.taskQueue,
     workflowId: `analytics-rollup-${config.temporal.taskQueue}`,
     args: [],
+    // SPEC §25: bookkeeping at the default level, every workspace's events at once (no fairness key).
+    priority: { priorityKey: Priority.normal },
   };
   try {
     await client.schedule.create({

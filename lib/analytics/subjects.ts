@@ -46,6 +46,34 @@ export class BeaconSubjects {
     this.known.set(key, { value, expiresAt: now + this.ttlMs });
   }
 
+  /**
+   * Every subject's answer from memory alone (remembered ids and streams, the access cache's
+   * settled decisions), or undefined when any of them needs a lookup: the caller then defers the
+   * body to the buffer's flush (lib/analytics/buffer.ts), which calls `resolveAll`.
+   */
+  fromMemory(subjects: Iterable<string>, now = Date.now()): Map<string, Resolved> | undefined {
+    const out = new Map<string, Resolved>();
+    for (const subject of new Set(subjects)) {
+      if (subject.startsWith('ls_')) {
+        const id = parseId('ls', subject);
+        const hit = id ? this.remembered(`ls:${id}`, now) : { value: null };
+        if (!hit) return undefined;
+        out.set(subject, hit.value);
+        continue;
+      }
+      const token = looksLikeToken(subject);
+      const uuid = token ? undefined : parseVideoId(subject);
+      if (!token && (!uuid || this.remembered(`v:${uuid}`, now))) {
+        out.set(subject, null);
+        continue;
+      }
+      const peek = this.access.peek(token ? { token: subject } : { id: subject });
+      if (peek?.kind !== 'ok') return undefined;
+      out.set(subject, { workspaceId: peek.video.workspace_id, subjectId: peek.video.id });
+    }
+    return out;
+  }
+
   async resolveAll(subjects: Iterable<string>, now = Date.now()): Promise<Map<string, Resolved>> {
     const out = new Map<string, Resolved>();
     const videos = new Map<string, string>(); // subject → uuid, still to check

@@ -14,6 +14,11 @@ export class DailySalt {
   private pending?: Promise<Buffer>;
   constructor(private readonly db: Db) {}
 
+  /** The salt of `now`'s day if this process already holds it (no query). */
+  peek(now = Date.now()): Buffer | undefined {
+    return this.current?.day === dayOf(now) ? this.current.salt : undefined;
+  }
+
   async get(now = Date.now()): Promise<Buffer> {
     const day = dayOf(now);
     if (this.current?.day === day) return this.current.salt;

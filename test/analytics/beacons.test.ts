@@ -78,7 +78,11 @@ describe('Viewer analytics: beacons and reads (SPEC §18)', function () {
     const huge = [{ ...view(pub)[0], subject: 'x'.repeat(2000) }];
     while (JSON.stringify(huge).length < 17_000) huge.push(huge[0]);
     assert.equal((await beacon(huge.slice(0, 100)).expect(413)).body.error.code, 'payload_too_large');
-    assert.equal((await beacon(view(pub)[0], 'application/xml').expect(400)).body.error.code, 'unsupported_content_type');
+    // A body that does not say it is JSON or text: 415 (issue 49), with or without a type.
+    assert.equal((await beacon(view(pub)[0], 'application/xml').expect(415)).body.error.code, 'unsupported_content_type');
+    const untyped = await request(s.url).post('/v1/beacons').set('User-Agent', UA).send(Buffer.from(JSON.stringify(view(pub)[0]))).unset('Content-Type').expect(415);
+    assert.equal(untyped.body.error.code, 'unsupported_content_type');
+    assert.equal(untyped.headers['access-control-allow-origin'], '*');
     // Well-formed but not countable: unknown video, live stream not existing, garbage token → 204.
     await beacon({ ...view(pub)[0], subject: 'vid_00000000000000000000000000000000' }).expect(204);
     await beacon({ ...view(pub)[0], subject: 'ls_0123' }).expect(204);

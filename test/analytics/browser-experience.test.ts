@@ -96,7 +96,9 @@ describe('Viewer analytics in a real browser: startup failure and a forced low r
     // Upscaling is measured as Mux Data measures it: how much bigger the picture is shown than
     // it is (360 / 240 − 1 = 50 %), weighted by the time it was shown so (all of this view).
     const expected = 100 * (360 / lowest - 1);
-    assert.ok(Math.abs(t.upscale_percentage - expected) <= 2, `upscaling ${t.upscale_percentage} %, expected ${expected} % (${lowest}p shown 360 pixels high)`);
+    assert.ok(Math.abs(t.upscale_amount_percentage - expected) <= 2, `upscaling ${t.upscale_amount_percentage} %, expected ${expected} % (${lowest}p shown 360 pixels high)`);
+    // And as a share of time (issue 49): all of this view's playback was upscaled.
+    assert.ok(t.upscale_percentage > 95 && t.upscale_percentage <= 100, `upscaled ${t.upscale_percentage} % of the time`);
     assert.equal(t.downscale_percentage, 0);
     assert.ok(t.viewer_experience_score > 0 && t.viewer_experience_score < 100, `score ${t.viewer_experience_score}`);
     // The time-weighted bitrate is the lowest variant's (video + audio), under the 360p one's.

@@ -57,8 +57,10 @@ describe('Viewer analytics: experience scores and countries', function () {
     assert.ok(Math.abs(t.viewer_experience_score - 45.4) <= 0.2, `score ${t.viewer_experience_score}`);
     // 2.5 Mb/s for 20 s + 0.4 Mb/s for 20 s + 2.5 Mb/s for 5.5 s.
     assert.ok(Math.abs(t.time_weighted_bitrate_kbps - 1576.9) <= 0.5, `bitrate ${t.time_weighted_bitrate_kbps}`);
-    // 200 % upscaling for 20 of 45.5 s with heights known.
-    assert.ok(Math.abs(t.upscale_percentage - 87.91) <= 0.05, `upscale ${t.upscale_percentage}`);
+    // Upscaled for 20 of 45.5 s with heights known: a share of time, 0–100 % (issue 49); the
+    // amount, 200 % for those 20 s, is its own figure.
+    assert.ok(Math.abs(t.upscale_percentage - (100 * 20) / 45.5) <= 0.05, `upscale ${t.upscale_percentage}`);
+    assert.ok(Math.abs(t.upscale_amount_percentage - 87.91) <= 0.05, `upscale amount ${t.upscale_amount_percentage}`);
     assert.equal(t.downscale_percentage, 0);
     assert.equal(t.rebuffer_frequency_per_minute, 0);
     assert.equal(t.average_bitrate !== null, true);
@@ -83,8 +85,9 @@ describe('Viewer analytics: experience scores and countries', function () {
     assert.equal(t.rebuffer_count - before.rebuffer_count, 2);
     // 2 stalls over (20 + 20 + 5.5 + 60.1) s of playback.
     assert.ok(Math.abs(t.rebuffer_frequency_per_minute - 2 / (105.6 / 60)) <= 0.01, `frequency ${t.rebuffer_frequency_per_minute}`);
-    // 1080p shown at 540: 50 % downscaled for 60.1 of 105.6 s.
-    assert.ok(Math.abs(t.downscale_percentage - (100 * 0.5 * 60.1) / 105.6) <= 0.05, `downscale ${t.downscale_percentage}`);
+    // 1080p shown at 540: downscaled for 60.1 of 105.6 s, by 50 %.
+    assert.ok(Math.abs(t.downscale_percentage - (100 * 60.1) / 105.6) <= 0.05, `downscale ${t.downscale_percentage}`);
+    assert.ok(Math.abs(t.downscale_amount_percentage - (100 * 0.5 * 60.1) / 105.6) <= 0.05, `downscale amount ${t.downscale_amount_percentage}`);
   });
 
   it('stores the experience figures in the rollup: the same totals from the hourly buckets as from raw events', async () => {

@@ -5,7 +5,8 @@ import { breakdownsOf, percentileFromHist, retentionOf, seriesOf, totalsOf } fro
 const row = (over: Partial<HourRow>): HourRow => ({
   hour: new Date('2026-11-25T10:00:00Z'), subject_id: 's', workspace_id: 'w', views: 0, new_viewers: 0, watch_ms: 0, started: 0, startup_ms_sum: 0,
   startup_hist: {}, rebuffers: 0, rebuffer_ms: 0, errors: 0, exits_before_start: 0, bitrate_sum: 0, bitrate_views: 0, retention_hist: null,
-  startup_failures: 0, playback_failures: 0, score_sum: 0, scored_views: 0, bitrate_ms_sum: 0, bitrate_ms: 0, upscale_ms_sum: 0, downscale_ms_sum: 0, scale_ms: 0, ...over,
+  startup_failures: 0, playback_failures: 0, score_sum: 0, scored_views: 0, bitrate_ms_sum: 0, bitrate_ms: 0, upscale_ms_sum: 0, downscale_ms_sum: 0, scale_ms: 0,
+  upscaled_ms: 0, downscaled_ms: 0, scale_time_ms: 0, ...over,
 });
 
 describe('analytics aggregation math', () => {
@@ -17,6 +18,24 @@ describe('analytics aggregation math', () => {
     assert.equal(percentileFromHist({ 0: 50, [i1000]: 50 }, 0.5), 50);
     assert.equal(percentileFromHist({ 0: 50, [i1000]: 50 }, 0.95), 1225);
     assert.equal(percentileFromHist({ [STARTUP_BUCKETS_MS.length]: 1 }, 1), 90000, 'the open last bucket ends at 1.5× its bound');
+  });
+
+  it('keeps upscaling and downscaling shares of time within 0–100 %, the amounts apart (issue 49: "Upscaling 220.0 %")', () => {
+    // 240p shown 768 pixels high (2.2× upscaled) for 10 s of 12 s; 1080p shown at 540 for 2 s.
+    const t = totalsOf([
+      row({ scale_ms: 12_000, upscale_ms_sum: 2.2 * 10_000, downscale_ms_sum: 0.5 * 2000, scale_time_ms: 12_000, upscaled_ms: 10_000, downscaled_ms: 2000 }),
+      row({ scale_ms: 0, scale_time_ms: 0 }),
+    ]);
+    assert.equal(t.upscale_percentage, 83.33);
+    assert.equal(t.downscale_percentage, 16.67);
+    assert.equal(t.upscale_amount_percentage, 183.33);
+    assert.equal(t.downscale_amount_percentage, 8.33);
+    // Hours rolled up before the shares existed (scale_time_ms 0) weigh in neither side; figures that
+    // disagree never leave the range.
+    const odd = totalsOf([row({ scale_ms: 5000, upscale_ms_sum: 50_000, scale_time_ms: 1000, upscaled_ms: 3000, downscaled_ms: 0 }), row({ scale_ms: 9000, upscale_ms_sum: 900 })]);
+    assert.equal(odd.upscale_percentage, 100);
+    assert.equal(odd.downscale_percentage, 0);
+    assert.equal(totalsOf([row({})]).upscale_percentage, null);
   });
 
   it('adds hours up: rebuffer % over watch + stall time, error rate, average bitrate', () => {
@@ -65,16 +84,19 @@ describe('analytics aggregation math', () => {
 
   it('adds the experience figures up across hours (scores averaged per view, bitrate and scaling weighted by time)', () => {
     const t = totalsOf([
-      row({ views: 2, watch_ms: 60_000, rebuffers: 1, score_sum: 180, scored_views: 2, startup_failures: 1, bitrate_ms_sum: 1e6 * 30_000, bitrate_ms: 30_000, upscale_ms_sum: 0.5 * 30_000, scale_ms: 30_000 }),
-      row({ views: 2, watch_ms: 60_000, rebuffers: 3, score_sum: 50, scored_views: 1, playback_failures: 1, bitrate_ms_sum: 3e6 * 10_000, bitrate_ms: 10_000, downscale_ms_sum: 0.25 * 10_000, scale_ms: 10_000 }),
+      row({ views: 2, watch_ms: 60_000, rebuffers: 1, score_sum: 180, scored_views: 2, startup_failures: 1, bitrate_ms_sum: 1e6 * 30_000, bitrate_ms: 30_000, upscale_ms_sum: 0.5 * 30_000, scale_ms: 30_000, upscaled_ms: 30_000, scale_time_ms: 30_000 }),
+      row({ views: 2, watch_ms: 60_000, rebuffers: 3, score_sum: 50, scored_views: 1, playback_failures: 1, bitrate_ms_sum: 3e6 * 10_000, bitrate_ms: 10_000, downscale_ms_sum: 0.25 * 10_000, scale_ms: 10_000, downscaled_ms: 10_000, scale_time_ms: 10_000 }),
     ]);
     assert.equal(t.viewer_experience_score, 76.7, 'mean of three views: (180 + 50) / 3');
     assert.equal(t.startup_failures, 1);
     assert.equal(t.playback_failures, 1);
     assert.equal(t.rebuffer_frequency_per_minute, 2, '4 stalls in 2 minutes');
     assert.equal(t.time_weighted_bitrate_kbps, 1500, '1 Mb/s for 30 s and 3 Mb/s for 10 s');
-    assert.equal(t.upscale_percentage, 37.5);
-    assert.equal(t.downscale_percentage, 6.25);
+    // The amounts, weighted by time; the shares of time: upscaled 30 of 40 s, downscaled 10.
+    assert.equal(t.upscale_amount_percentage, 37.5);
+    assert.equal(t.downscale_amount_percentage, 6.25);
+    assert.equal(t.upscale_percentage, 75);
+    assert.equal(t.downscale_percentage, 25);
     const empty = totalsOf([]);
     assert.equal(empty.viewer_experience_score, null);
     assert.equal(empty.time_weighted_bitrate_kbps, null);

@@ -161,6 +161,38 @@ describe('analytics SDK (sdk/analytics.js)', () => {
     assert.ok(beaconBody.safeParse(p).success);
   });
 
+  it('sends a batch the server did not take again (backoff, Retry-After) until it is taken, and with the page when it goes away (issue 45)', async () => {
+    const video = new FakeVideo();
+    const answers: Array<boolean | number> = [false, 30, false, true];
+    const tries: Array<{ seqs: number[]; leaving: boolean; at: number }> = [];
+    const t0 = Date.now();
+    const tracker = sdk.attach(video, {
+      subject: 'vid_0123456789abcdef0123456789abcdef',
+      heartbeatMs: 3_600_000,
+      retryMs: 20,
+      transport: (events: Ev[], leaving: boolean) => {
+        tries.push({ seqs: events.map((e) => e.seq), leaving, at: Date.now() - t0 });
+        return Promise.resolve(leaving ? true : answers.shift() ?? true);
+      },
+    });
+    video.fire('play');
+    tracker.flush(false);
+    await new Promise((r) => setTimeout(r, 400));
+    // Offline, then Retry-After 30 ms, then a 5xx, then taken: the same batch four times, spaced.
+    assert.deepEqual(tries.map((x) => x.seqs), [[0], [0], [0], [0]]);
+    assert.ok(tries[1].at - tries[0].at >= 18 && tries[2].at - tries[1].at >= 28 && tries[3].at - tries[2].at >= 75, JSON.stringify(tries));
+
+    // A batch waiting for its retry leaves with the page.
+    answers.push(false);
+    video.fire('pause');
+    tracker.flush(false);
+    await new Promise((r) => setTimeout(r, 5));
+    tracker.end();
+    await new Promise((r) => setTimeout(r, 50));
+    const last = tries.slice(4);
+    assert.deepEqual(last.map((x) => [x.seqs, x.leaving]), [[[1], false], [[1], true], [[2], true]]);
+  });
+
   it('refuses to attach without a subject', () => {
     assert.throws(() => sdk.attach(new FakeVideo(), {}), /subject/);
   });
