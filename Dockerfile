@@ -51,6 +51,7 @@ USER node
 ENV HOST=0.0.0.0 PORT=3000
 # 3000 the API; live ingest: 1935/tcp RTMP, 8890/udp SRT, 8189/udp WebRTC, 8889/tcp the edge's
 # internal HTTP API (keep it off the public network).
-EXPOSE 3000 1935 8890/udp 8189/udp 8889
+# 8889 (the edge's internal API) is deliberately not exposed: only the API and workers reach it.
+EXPOSE 3000 1935 8890/udp 8189/udp
 # node itself is PID 1's child of nothing: SIGTERM reaches the app directly and it drains.
 CMD ["node", "dist/api/server.js"]

@@ -8,6 +8,7 @@ import { authenticate, requireScope } from './middleware/auth';
 import { jsonBody } from './middleware/body';
 import { clientMiddleware } from './middleware/client';
 import { knownMethods } from './middleware/methods';
+import { cancelQueriesOnClose } from './middleware/cancel';
 import { errorMiddleware } from './middleware/errors';
 import { idempotency } from './middleware/idempotency';
 import { requestMetrics } from './metrics/middleware';
@@ -33,6 +34,7 @@ export function createApp(base: BaseDeps & { hot?: Hot }): App {
   app.use(requestContext(deps.log));
   app.use(requestMetrics);
   app.use(errorMiddleware);
+  app.use(cancelQueriesOnClose(deps.db));
   app.use(versionPrefixes);
   app.use(noNulInQuery);
   const pub = publicRouter(deps);

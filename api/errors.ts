@@ -18,6 +18,15 @@ export const forbidden = (code: string, message: string) => new ApiError(403, co
 export const notFound = (what = 'Resource') => new ApiError(404, 'not_found', `${what} not found`);
 export const conflict = (code: string, message: string, details?: unknown) => new ApiError(409, code, message, details);
 export const tooLarge = (message: string) => new ApiError(413, 'payload_too_large', message);
+/**
+ * SPEC §25: on-request jobs (alignments, added audio tracks, clips) in flight are bounded per
+ * video and per workspace; past either, 429 `too_many_jobs` with Retry-After.
+ */
+export const tooManyJobs = (scope: 'video' | 'workspace', bounds: { perVideo: number; perWorkspace: number; retryAfterSeconds: number }) => {
+  const limit = scope === 'video' ? bounds.perVideo : bounds.perWorkspace;
+  const what = scope === 'video' ? 'This video has' : 'This workspace has';
+  return new ApiError(429, 'too_many_jobs', `${what} ${limit} jobs in flight (alignments, added audio tracks, clips); retry when one has finished`, { scope, limit }, { 'Retry-After': String(bounds.retryAfterSeconds) });
+};
 /** Seconds a client should wait before retrying a request refused because a dependency is down. */
 export const RETRY_AFTER_SECONDS = 5;
 export const unavailable = (message = 'The processing service is unavailable; try again shortly') =>

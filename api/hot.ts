@@ -1,9 +1,11 @@
 import { BeaconBuffer } from '../lib/analytics/buffer';
+import { resolveBodies } from '../lib/analytics/rows';
 import { BeaconSubjects } from '../lib/analytics/subjects';
 import { DailySalt } from '../lib/analytics/viewer';
 import { WhepViews } from '../lib/analytics/whep';
 import { KeyCache } from '../lib/keyCache';
 import { createLimiters, type Limiter } from '../lib/limits';
+import { LocalLimiter } from '../lib/limits/local';
 import { BandwidthMeter } from '../lib/playback/bandwidth';
 import { AccessCache } from '../lib/playback/accessCache';
 import { FileCache } from '../lib/playback/fileCache';
@@ -30,6 +32,8 @@ export interface Hot {
   beacons: BeaconBuffer;
   /** Beacon requests per client address and minute (`ANALYTICS_BEACONS_PER_MINUTE`). */
   beaconLimit: Limiter;
+  /** The same budget in this process's memory, when `beaconLimit` cannot decide in time (api/analytics/beacons.ts). */
+  beaconLimitLocal: LocalLimiter;
   /** Which beacon subjects count (lib/analytics/subjects.ts), shared by the Koa route and the fast path. */
   beaconSubjects: BeaconSubjects;
   salt: DailySalt;
@@ -53,8 +57,14 @@ export function createHot(d: BaseDeps): Hot {
   const reads = new ReadCache(config.databaseUrl, log, config.hot.readCacheMs);
   const starts = new WorkflowStarter(db, d.temporal, config, log);
   const a = config.analytics;
-  const beacons = new BeaconBuffer(db, log, { flushMs: a.flushMs, flushRows: a.flushRows, maxRows: a.bufferMaxRows });
   const salt = new DailySalt(db);
+  const beaconSubjects = new BeaconSubjects(db, access);
+  const beacons = new BeaconBuffer(db, log, {
+    flushMs: a.flushMs,
+    flushRows: a.flushRows,
+    maxRows: a.bufferMaxRows,
+    resolve: (bodies) => resolveBodies(beaconSubjects, salt, bodies),
+  });
   const whep = new WhepViews({ config, db, log, beacons, salt });
   let closing: Promise<void> | undefined;
   return {
@@ -68,7 +78,8 @@ export function createHot(d: BaseDeps): Hot {
     starts,
     beacons,
     beaconLimit: limiters.beacons,
-    beaconSubjects: new BeaconSubjects(db, access),
+    beaconLimitLocal: new LocalLimiter(config.analytics.beaconsPerMinute),
+    beaconSubjects,
     salt,
     whep,
     close() {

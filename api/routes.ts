@@ -27,6 +27,7 @@ import { fromUrlRoutes } from './upload/fromUrl';
 import { uploadRoutes } from './upload/routes';
 import { manageVideoRoutes } from './videos/manage';
 import { videoRoutes } from './videos/routes';
+import { watermarkRoutes } from './watermarks/routes';
 import { webhookRoutes } from './webhooks/routes';
 
 /** Key-less surfaces: health, the API document and reference, local-storage uploads, tus (its POST checks the key itself: raw body), CDN, player, the dashboard's files, analytics beacons and the analytics SDK. */
@@ -39,7 +40,7 @@ export function publicRouter(deps: Deps): Router {
 /** Everything behind an API key. One resource, one folder. */
 export function apiRouter(deps: Deps): Router {
   const r = new Router();
-  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes, audioTrackRoutes, restrictionRoutes, encodingRoutes, liveRoutes, analyticsRoutes]) mount(r, deps);
+  for (const mount of [uploadRoutes, fromUrlRoutes, videoRoutes, manageVideoRoutes, folderRoutes, tagRoutes, keyRoutes, webhookRoutes, playbackRoutes, usageRoutes, captionRoutes, clipRoutes, audioTrackRoutes, restrictionRoutes, watermarkRoutes, encodingRoutes, liveRoutes, analyticsRoutes]) mount(r, deps);
   return indexByFirstSegment(r);
 }
 

@@ -14,7 +14,7 @@ import { sealLegacyWebhookSecrets } from '../lib/webhooks/secrets';
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel, 'api', config.logFormat);
-  const db = createDb(config.databaseUrl, config.databasePoolMax);
+  const db = createDb(config.databaseUrl, config.databasePoolMax, { statementTimeoutMs: config.apiStatementTimeoutMs });
   const storage = createStorage(config);
   if (storage instanceof S3Storage) await storage.ensureBucket();
   const temporal = createTemporalClient(config);

@@ -10,6 +10,8 @@ export interface CliOptions {
   json: boolean;
   title?: string;
   visibility?: string;
+  /** SPEC §24: a watermark profile id (`wm_…`) burnt into the video. */
+  watermark?: string;
   /** Bytes per PATCH (default 32 MiB). */
   chunkSize: number;
   files: string[];
@@ -18,6 +20,7 @@ export interface CliOptions {
 export class UsageError extends Error {}
 
 export const USAGE = `usage: vidhost upload FILE... [--wait] [--json] [--title T] [--visibility public|unlisted|private]
+                      [--watermark wm_…]
                       [--api-url URL] [--api-key KEY] [--chunk-size BYTES]
 
   Uploads each FILE with tus (resumable: run the same command again after an interruption),
@@ -51,6 +54,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
     else if (a === '--api-key') o.apiKey = value();
     else if (a === '--title') o.title = value();
     else if (a === '--visibility') o.visibility = value();
+    else if (a === '--watermark') o.watermark = value();
     else if (a === '--chunk-size') o.chunkSize = Number(value());
     else if (a.startsWith('--')) throw new UsageError(`unknown option: ${a}`);
     else o.files.push(a);
@@ -58,6 +62,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
   if (!Number.isInteger(o.chunkSize) || o.chunkSize < 1) throw new UsageError('--chunk-size must be a positive number of bytes');
   if (!o.files.length) throw new UsageError('no FILE given');
   if (!o.apiKey) throw new UsageError('an API key is required (--api-key or VIDHOST_API_KEY)');
+  if (o.watermark !== undefined && !/^wm_[0-9a-f]{32}$/i.test(o.watermark)) throw new UsageError('--watermark must be a watermark id (wm_…)');
   if (o.visibility && !['public', 'unlisted', 'private'].includes(o.visibility)) throw new UsageError('--visibility must be public, unlisted or private');
   o.apiUrl = o.apiUrl.replace(/\/+$/, '');
   return o;

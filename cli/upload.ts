@@ -52,6 +52,7 @@ export async function uploadFile(file: string, o: CliOptions, signal: AbortSigna
   const metadata: Record<string, string> = { filename: path.basename(file), filetype: videoTypeOf(file) };
   if (o.title) metadata.title = o.title;
   if (o.visibility) metadata.visibility = o.visibility;
+  if (o.watermark) metadata.watermark_id = o.watermark;
 
   const bar = o.json ? null : progressBar(path.basename(file));
   let barStarted = false;

@@ -4,7 +4,7 @@ import { v7 as uuidv7 } from 'uuid';
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HEX32_RE = /^[0-9a-f]{32}$/i;
 
-export type Prefix = 'ws' | 'key' | 'fld' | 'tag' | 'whk' | 'evt' | 'dlv' | 'req' | 'usr' | 'pr' | 'ls';
+export type Prefix = 'ws' | 'key' | 'fld' | 'tag' | 'whk' | 'evt' | 'dlv' | 'req' | 'usr' | 'pr' | 'ls' | 'wm';
 
 /**
  * Random bytes from the CSPRNG, drawn 4 KB at a time: each draw is a getrandom(2) call, which on

@@ -18,6 +18,8 @@ export function ensureSecrets(file: string): Record<string, string> {
   add('PLAYBACK_SIGNING_KEYS', `k1:${crypto.randomBytes(32).toString('base64url')}`);
   // The master key wrapping encrypted videos' AES-128 keys (docs/protection.md): 32 bytes.
   add('PLAYBACK_KEY_MASTERS', `m1:${crypto.randomBytes(32).toString('base64')}`);
+  // The live edge API's credential (ingest/httpapi): the API and workers send it, the edge asks for it.
+  add('LIVE_EDGE_SECRET', crypto.randomBytes(32).toString('hex'));
   fs.chmodSync(file, 0o600);
   return parseEnvFile(text);
 }

@@ -22,7 +22,7 @@ export function compiled(script: string): string {
  * scripts/start: provision (ffmpeg, bubblewrap, Postgres, the pinned Temporal CLI, the live
  * edge built from ingest/), migrate, bootstrap, build the dashboard, then run
  * Postgres (when the cluster is ours), the Temporal dev server (unless TEMPORAL_ADDRESS names
- * one), the media server, the live edge, the worker and the API under one Supervisor.
+ * one), the live hooks, the live edge, the worker and the API under one Supervisor.
  * SIGINT, SIGTERM or SIGHUP stops every child it started.
  */
 
@@ -58,7 +58,6 @@ async function main(sup: Supervisor, signalled: () => boolean): Promise<number> 
     TEMPORAL_CLI_PATH: cli,
     // One worker process takes every queue here, live broadcasts included (SPEC §17).
     WORKER_ROLES: env.WORKER_ROLES || 'workflow,transcode,live',
-    LIVE_MEDIA_INTERNAL_URL: env.LIVE_MEDIA_INTERNAL_URL || `rtmp://127.0.0.1:${env.LIVE_RTMP_PORT || 1935}`,
     // How the API and worker reach the live edge's internal HTTP API (WHIP/WHEP, LL-HLS, stream health).
     LIVE_EDGE_INTERNAL_URL: env.LIVE_EDGE_INTERNAL_URL || `http://127.0.0.1:${env.LIVE_EDGE_HTTP_PORT || 8889}`,
   };
@@ -97,11 +96,13 @@ async function main(sup: Supervisor, signalled: () => boolean): Promise<number> 
     name,
     start: async () => spawnChild(process.execPath, [compiled(script)], { env: childEnv, cwd: d.root }),
   });
-  // The live ingest server (SPEC §17: RTMP on LIVE_RTMP_PORT, 1935) and the worker with the live role.
-  await sup.add(node('media server', 'workers/media-server.ts'));
-  // The live edge (ingest/, vidhost-edge): SRT in (LIVE_SRT_PORT, 8890/udp) and WHIP in / WHEP out
-  // (LIVE_WEBRTC_UDP_PORT, 8189/udp), each key checked with the media server and the feed remuxed
-  // onto RTMP; the LL-HLS packager; its internal HTTP API on LIVE_EDGE_HTTP_PORT (8889, loopback).
+  // The live ingest's hooks (SPEC §17: the stream-key check and the connected/disconnected signals
+  // to each stream's workflow, on loopback LIVE_SRT_CHECK_PORT) and the worker with the live role.
+  await sup.add(node('live hooks', 'workers/media-server.ts'));
+  // The live edge (ingest/, vidhost-edge), the only ingest: RTMP in (LIVE_RTMP_PORT, 1935/tcp), SRT
+  // in (LIVE_SRT_PORT, 8890/udp) and WHIP in / WHEP out (LIVE_WEBRTC_UDP_PORT, 8189/udp), each key
+  // checked with the hooks; the live workers' feed and the LL-HLS packager on its internal HTTP
+  // API (LIVE_EDGE_HTTP_PORT, 8889, loopback).
   await sup.add({ name: 'live edge', start: async () => spawnChild(edge, [], { env: childEnv, cwd: d.root }) });
   await sup.add(node('worker', 'workers/main.ts'));
   await sup.add(node('API', 'api/server.ts'));

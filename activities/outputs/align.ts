@@ -59,6 +59,9 @@ export function alignActivities({ db, storage, config }: ActivityDeps) {
       const keys = tokens.flatMap((t) => t.keys);
       if (keys.length === 0) throw fail('transcript_empty', 'The transcript has no words to align');
 
+      // A cancellation (the video's deletion) reaches an activity only with a heartbeat; the decode
+      // and the aligner report progress rarely (once per window), so beat every second meanwhile.
+      const beat = setInterval(() => ctx.heartbeat(), 1000);
       return withTempDir(async (dir) => {
         const pcm = path.join(dir, 'speech.f32');
         let audioSeconds: number;
@@ -117,7 +120,7 @@ export function alignActivities({ db, storage, config }: ActivityDeps) {
         await republishMaster(db, storage, { workspaceId: p.workspaceId, videoId: p.videoId });
         if (await removeIfDeleted(db, storage, p.workspaceId, p.videoId)) return null;
         return { cues: cues.length, words: keys.length, inDictionary: out.inDictionary, alignMs: run.ms, peakRssMb: run.peakRssMb, audioSeconds };
-      }, 'vidhost-align-');
+      }, 'vidhost-align-').finally(() => clearInterval(beat));
     },
 
     /** The track's failure, for reads (the workflow emits the event). Only an aligning track fails. */

@@ -1,3 +1,4 @@
+import { workspaceFairness } from '../../lib/fairness';
 import { requestOutputJobs } from '../../lib/outputs/start';
 import type { OutputJob } from '../../workflows/jobs/defs';
 import type { ActivityDeps } from '../deps';
@@ -19,7 +20,8 @@ export function outputActivities(deps: ActivityDeps) {
     async requestOutputs(p: { videoId: string; workspaceId: string }): Promise<void> {
       // An audio-only video (SPEC §19) has no pictures to make seek previews from.
       const row = await db('videos').where({ id: p.videoId }).first('audio_layout');
-      await requestOutputJobs(temporal, config, { ...p, jobs: row?.audio_layout === 'audio_only' ? ['static'] : ['static', 'storyboard'] });
+      const jobs: OutputJob[] = row?.audio_layout === 'audio_only' ? ['static'] : ['static', 'storyboard'];
+      await requestOutputJobs(temporal, config, { ...p, jobs, fair: await workspaceFairness(db, p.workspaceId) });
     },
 
     async markOutputFailed(p: { videoId: string; job: OutputJob; message: string }): Promise<void> {

@@ -16,7 +16,7 @@ export function audioTrackDocs(d: DocContext): void {
     description: [
       'From `url` (fetched in the background, public addresses only), or else through the single-use `upload_url` answered here (PUT the file with `upload_headers`; it is picked up as soon as it lands).',
       'The track is aligned to the video\'s timeline: a longer file is cut at the video\'s end, a shorter one padded with silence. Events `video.audio_track.ready` / `video.audio_track.failed`.',
-      '400 `invalid_language`, `url_not_allowed`, `validation_failed`; 409 `not_ready` (video not ready or encoded before audio renditions), `audio_track_exists`.',
+      '400 `invalid_language`, `url_not_allowed`, `validation_failed`; 409 `not_ready` (video not ready or encoded before audio renditions), `audio_track_exists`; 429 `too_many_jobs` with Retry-After (the video or the workspace has as many jobs in flight as it may).',
     ].join('\n'),
     params: videoIdParam, body: addAudioTrackBody, responses: { 202: addedAudioTrack }, errors: [400, 404, 409],
   });

@@ -9,10 +9,12 @@ import { canonicalLanguage } from '../../lib/outputs/captions';
 import type { AudioTrackRow } from '../../lib/outputs/read';
 import { republishMaster } from '../../lib/outputs/publish';
 import { keys } from '../../lib/storage';
+import { boundPassed, jobsInFlight, lockJobAdmission } from '../../lib/videos/jobs';
 import { type AudioTrackWorkflowInput, audioTrackWorkflowId } from '../../workflows/audio/defs';
+import { fairness, Priority, priority } from '../../workflows/priority';
 import type { Deps } from '../deps';
-import { badRequest, conflict, notFound } from '../errors';
-import { requireFull } from '../middleware/auth';
+import { badRequest, conflict, notFound, tooManyJobs } from '../errors';
+import { auth, requireFull } from '../middleware/auth';
 import { parseBody } from '../middleware/validate';
 import { findVideo } from '../videos/find';
 import { addAudioTrackBody } from './schema';
@@ -64,8 +66,12 @@ export function audioTrackRoutes(r: Router, deps: Deps): void {
     const uploadKey = body.url ? null : keys.upload(video.workspace_id, video.id, `audio-${rendition}-${randomToken(12)}`);
     const expiresIn = config.upload.urlTtlSeconds;
     const inserted = await db.transaction(async (tx) => {
+      // SPEC §25: added tracks in flight count against the video's and the workspace's job bounds.
+      await lockJobAdmission(tx, video.workspace_id);
       const existing = await tx('audio_tracks').where({ video_id: video.id, rendition }).first('status');
       if (existing) return false;
+      const passed = boundPassed(await jobsInFlight(tx, video.workspace_id, video.id), config.jobs);
+      if (passed) throw tooManyJobs(passed, config.jobs);
       const ordinal = Number((await tx('audio_tracks').where({ video_id: video.id }).max('ordinal as m').first())?.m ?? -1) + 1;
       await tx('audio_tracks').insert({
         video_id: video.id, rendition, ordinal, language, name: body.name, is_default: body.default ?? false, channels: 2, bitrate: 128000,
@@ -80,7 +86,12 @@ export function audioTrackRoutes(r: Router, deps: Deps): void {
       ...(body.url ? { url: body.url } : { uploadDeadline: Date.now() + expiresIn * 1000 + 60_000 }),
     };
     try {
-      await deps.temporal.workflow.start('audioTrackWorkflow', { taskQueue: config.temporal.taskQueue, workflowId: audioTrackWorkflowId(video.id, rendition), args: [input] });
+      await deps.temporal.workflow.start('audioTrackWorkflow', {
+        taskQueue: config.temporal.taskQueue,
+        workflowId: audioTrackWorkflowId(video.id, rendition),
+        args: [input],
+        priority: priority(Priority.onRequest, fairness(video.workspace_id, auth(ctx).plan)),
+      });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }

@@ -1,12 +1,15 @@
 import type Router from '@koa/router';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { newId } from '../../lib/ids';
 import { alignLanguage, tokenize } from '../../lib/outputs/align/transcript';
 import { outputKeys } from '../../lib/outputs/keys';
 import { republishMaster } from '../../lib/outputs/publish';
 import type { CaptionRow } from '../../lib/outputs/read';
-import { type AlignCaptionsWorkflowInput, alignCaptionsWorkflowId } from '../../workflows/jobs/defs';
+import { boundPassed, jobsInFlight, lockJobAdmission } from '../../lib/videos/jobs';
+import { type AlignCaptionsWorkflowInput, alignCaptionsWorkflowId, alignRequestSignal } from '../../workflows/jobs/defs';
+import { fairness, Priority, priority } from '../../workflows/priority';
 import type { Deps } from '../deps';
-import { ApiError, badRequest, conflict } from '../errors';
+import { ApiError, badRequest, conflict, tooManyJobs } from '../errors';
+import { auth } from '../middleware/auth';
 import { parseBody, parseQuery } from '../middleware/validate';
 import { findVideo } from '../videos/find';
 import { captionQuery, transcriptBody } from './schema';
@@ -52,8 +55,12 @@ export function alignRoutes(r: Router, deps: Deps, helpers: { languageOf: (p: st
 
     const ws = row.workspace_id;
     const started = await db.transaction(async (tx) => {
+      // SPEC §25: alignments in flight are bounded per video (whatever their language tags) and per workspace.
+      await lockJobAdmission(tx, ws);
       const before: CaptionRow | undefined = await tx('captions').where({ video_id: row.id, language }).forUpdate().first();
       if (before?.status === 'aligning') return null;
+      const passed = boundPassed(await jobsInFlight(tx, ws, row.id), config.jobs);
+      if (passed) throw tooManyJobs(passed, config.jobs);
       const isDefault = query.default ?? before?.is_default ?? false;
       if (isDefault) await tx('captions').where({ video_id: row.id }).whereNot({ language }).update({ is_default: false });
       await tx('captions')
@@ -69,15 +76,23 @@ export function alignRoutes(r: Router, deps: Deps, helpers: { languageOf: (p: st
       await republishMaster(db, storage, { workspaceId: ws, videoId: row.id });
       deps.hot.files.dropVideo(row.id);
     }
-    const input: AlignCaptionsWorkflowInput = { videoId: row.id, workspaceId: ws, language, transcodeQueue: config.temporal.transcodeQueue };
+    // The previous run of this track may not have closed yet (the track turned ready or failed a
+    // moment ago): signal-with-start hands it this request, or starts a run when none is open.
+    const request = newId('req');
+    const input: AlignCaptionsWorkflowInput = { videoId: row.id, workspaceId: ws, language, transcodeQueue: config.temporal.transcodeQueue, request };
     try {
-      await deps.temporal.workflow.start('alignCaptionsWorkflow', { taskQueue: config.temporal.taskQueue, workflowId: alignCaptionsWorkflowId(row.id, language), args: [input] });
+      await deps.temporal.workflow.signalWithStart('alignCaptionsWorkflow', {
+        taskQueue: config.temporal.taskQueue,
+        workflowId: alignCaptionsWorkflowId(row.id, language),
+        args: [input],
+        signal: alignRequestSignal,
+        signalArgs: [{ request }],
+        priority: priority(Priority.onRequest, fairness(ws, auth(ctx).plan)),
+      });
     } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
-        // No workflow will finish the track: it must not stay `aligning` for ever.
-        await db('captions').where({ video_id: row.id, language, status: 'aligning' }).update({ status: 'failed', error_code: 'processing_unavailable', error_message: 'The alignment could not be started; send the transcript again' });
-        throw err;
-      }
+      // No workflow will finish the track: it must not stay `aligning` for ever.
+      await db('captions').where({ video_id: row.id, language, status: 'aligning' }).update({ status: 'failed', error_code: 'processing_unavailable', error_message: 'The alignment could not be started; send the transcript again' });
+      throw err;
     }
     const saved: CaptionRow = await db('captions').where({ video_id: row.id, language }).first();
     ctx.status = 202;

@@ -34,6 +34,7 @@ export function captionDocs(d: DocContext): void {
       '(`transcript_mismatch`: the words do not match the speech; `transcript_not_in_dictionary`: another language; `no_audio`).',
       'English (`en`, `en-*`) and French (`fr`, `fr-*`) only: others 422 `language_unsupported`. 400 `invalid_transcript` (no words, bad UTF-8), `invalid_request` (NUL);',
       '409 `not_ready`, `alignment_in_progress`; 413 `transcript_too_large`; 415 for other media types; 422 `transcript_too_long` (more words than the audio can hold: 8 a second), `video_too_long`.',
+      '429 `too_many_jobs` with Retry-After: the video (every language tag counts) or the workspace has as many jobs in flight as it may (alignments, added audio tracks, clips; `JOBS_PER_VIDEO`, `JOBS_PER_WORKSPACE`).',
     ].join('\n'),
     params, query: captionQuery,
     rawBody: { 'text/plain': text.meta({ description: 'The transcript itself' }), 'application/json': transcriptBody },

@@ -28,7 +28,7 @@ export function cdnDocs(d: DocContext): void {
   operation(d, {
     ...common, method: 'options', path: '/v/{subject}/master.m3u8', operationId: 'cdnPreflight', errors: [],
     summary: 'CORS preflight (the same answer for every CDN path)', params: z.object({ subject }),
-    responses: { 204: { description: 'Access-Control-Allow-Methods: GET, HEAD, POST, PATCH, DELETE, OPTIONS; Location exposed' } },
+    responses: { 204: { description: 'Access-Control-Allow-Methods: GET, HEAD, POST, DELETE, OPTIONS; Location exposed' } },
   });
   const media = (types: string[], description: string) => ({ description, content: Object.fromEntries(types.map((t) => [t, { schema: z.string().meta({ format: 'binary' }) }])) });
   operation(d, {
@@ -132,8 +132,8 @@ export function cdnDocs(d: DocContext): void {
   const session = z.string().meta({ description: "The edge's session id, from Location" });
   operation(d, {
     ...liveCommon, method: 'post', path: '/live/whip', koaRoute: `${base}/live/whip`, operationId: 'whipPublish',
-    summary: 'WHIP (RFC 9725): publish an SDP offer (H.264 + Opus, ≤ 64 KB) with the stream key as the Bearer token',
-    headers: bearer, rawBody: { 'application/sdp': z.string() }, responses: { 201: sdp('The SDP answer') },
+    summary: 'WHIP (RFC 9725): publish an SDP offer (H.264 + Opus, ≤ 64 KB) with the stream key as the Bearer token; `?resume=1` marks an automatic retry, refused with 409 `broadcast_ended` once the broadcast was completed or disabled',
+    headers: bearer, query: z.object({ resume: z.string().optional() }), rawBody: { 'application/sdp': z.string() }, responses: { 201: sdp('The SDP answer') },
     errors: [400, 401, 403, 409, 413, 415, 429, 502, 503],
   });
   operation(d, {
@@ -143,13 +143,13 @@ export function cdnDocs(d: DocContext): void {
   });
   operation(d, {
     ...liveCommon, method: 'patch', path: '/live/whip/{session}', koaRoute: `${base}/live/whip/:session`, operationId: 'whipTrickle',
-    summary: 'Trickle ICE for a WHIP session (405 when the edge does not take it)', headers: bearer, params: z.object({ session }),
-    rawBody: { 'application/trickle-ice-sdpfrag': z.string() }, responses: { 204: { description: 'Taken' } }, errors: [400, 401, 404, 405, 413, 415, 502, 503],
+    summary: 'Trickle ICE is not taken: always 405 `trickle_ice_not_supported` (send every candidate in the offer; no `Accept-Patch` is advertised)', params: z.object({ session }),
+    responses: {}, errors: [405],
   });
   operation(d, {
     ...liveCommon, method: 'post', path: '/live/{subject}/whep', koaRoute: `${base}/live/:subject/whep`, operationId: 'whepPlay',
-    summary: 'WHEP: play a broadcast that arrived by WHIP (POST a recvonly SDP offer, ≤ 64 KB); visibility, tokens and restrictions as for HLS',
-    params: z.object({ subject: live }), rawBody: { 'application/sdp': z.string() }, responses: { 201: sdp('The SDP answer') },
+    summary: 'WHEP: play a broadcast (POST a recvonly SDP offer, ≤ 64 KB); visibility, tokens and restrictions as for HLS; offers per client address are rate limited (429 `too_many_whep_offers` + Retry-After); a session is a view from its ICE connection, not its 201 (`?preview=1`: never: the dashboard studio preview)',
+    params: z.object({ subject: live }), query: z.object({ preview: z.string().optional() }), rawBody: { 'application/sdp': z.string() }, responses: { 201: sdp('The SDP answer') },
     errors: [400, 403, 404, 413, 415, 429, 502, 503],
   });
   operation(d, {
@@ -158,6 +158,6 @@ export function cdnDocs(d: DocContext): void {
   });
   operation(d, {
     ...liveCommon, method: 'options', path: '/live/{subject}/master.m3u8', koaRoute: `${base}/live/*rest`, operationId: 'cdnLivePreflight', errors: [],
-    summary: 'CORS preflight (every live path)', params: z.object({ subject: live }), responses: { 204: { description: 'Access-Control-Allow-Methods: GET, HEAD, POST, PATCH, DELETE, OPTIONS; Location exposed' } },
+    summary: 'CORS preflight (every live path)', params: z.object({ subject: live }), responses: { 204: { description: 'Access-Control-Allow-Methods: GET, HEAD, POST, DELETE, OPTIONS; Location exposed' } },
   });
 }

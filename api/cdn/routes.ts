@@ -9,7 +9,7 @@ import { encryptedSegment, restrictedCacheControl, rungRefusal, viewerRefusal } 
 import { encryptedEtag } from '../../lib/protection/hls';
 import { videoContentKey } from '../../lib/protection/keys';
 import { selfOriginsOf } from '../../lib/protection/restriction';
-import { CDN_EXPOSE_HEADERS, cacheControl, parseCdnPath } from './files';
+import { CDN_EXPOSE_HEADERS, cacheControl, parseCdnPath, replaceable } from './files';
 import { liveCdnRoutes } from './live';
 import { realtimeCdnRoutes } from './realtime';
 import { outputCdnRoutes } from './outputs/routes';
@@ -20,18 +20,32 @@ import { createMediaTools } from '../../lib/media/tools';
 import { RenderRefused } from '../../lib/outputs/renderQueue';
 import { refusalError } from './outputs/images';
 import { ApiError } from '../errors';
+import type { PlaybackVideo } from '../../lib/playback/access';
+import type { PlaybackGrant } from '../../lib/playback/tokens';
+import { PASSTHROUGH_RENDITION } from '../../lib/outputs/passthrough';
 
 /**
  * SPEC §23: a segment missing from storage whose rendition is just-in-time is cut now (once,
  * bounded: lib/playback/jit.ts). True when it is now stored; a refusal is a 503 with Retry-After.
  */
-async function cutIfPlanned(jit: JitCutter, workspaceId: string, videoId: string, rung: string, name: string): Promise<boolean> {
+async function cutIfPlanned(jit: JitCutter, workspaceId: string, videoId: string, rung: string, name: string, viewer: string): Promise<boolean> {
   try {
-    return (await jit.ensure(workspaceId, videoId, rung, name)) !== 'none';
+    return (await jit.ensure(workspaceId, videoId, rung, name, viewer)) !== 'none';
   } catch (err) {
     if (err instanceof RenderRefused) throw refusalError(err);
     throw err;
   }
+}
+
+/**
+ * A `source` rung that is not the source: before the on-request rungs, a source the passthrough
+ * refused played its lowest rung encoded on request under `source/`. A token's `max_resolution`
+ * takes it by that rung's size, not the source's (issue 47).
+ */
+async function encodedWithin(jit: JitCutter, video: PlaybackVideo, grant: PlaybackGrant | null, rung: string): Promise<boolean> {
+  if (rung !== PASSTHROUGH_RENDITION || grant?.maxResolution === undefined) return false;
+  const side = await jit.encodedSide(video.workspace_id, video.id, rung);
+  return side !== null && side <= grant.maxResolution;
 }
 
 const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.status === 404;
@@ -82,7 +96,7 @@ export function cdnRoutes(r: Router, deps: Deps): void {
     const file = parsed.file;
     if (file.rung) {
       const capped = rungRefusal(video, grant, file.rung);
-      if (capped) throw forbidden('playback_restricted', capped);
+      if (capped && !(await encodedWithin(jit, video, grant, file.rung))) throw forbidden('playback_restricted', capped);
     }
     const unencryptable = cmafRefusal(video, file);
     if (unencryptable) throw conflict('encryption_unsupported', unencryptable);
@@ -93,9 +107,11 @@ export function cdnRoutes(r: Router, deps: Deps): void {
     }
 
     const key = file.key(video.workspace_id, video.id);
+    // Whose look-ahead a request moves (lib/playback/jit.ts): this client on this path's subject.
+    const viewer = `${viewerOf(ctx).ip ?? ''} ${parsed.subject}`;
     const encrypted = video.encryption === 'aes-128';
     const found = (etag: string | undefined) => {
-      ctx.set('Cache-Control', restrictedCacheControl(video, cacheControl(file.kind, { growing: video.growing, tokenExpiresAt: grant?.expiresAt ?? null })));
+      ctx.set('Cache-Control', restrictedCacheControl(video, cacheControl(file.kind, { growing: video.growing, tokenExpiresAt: grant?.expiresAt ?? null, replaceable: replaceable(video, file) })));
       if (etag) ctx.set('ETag', etag);
       ctx.type = file.contentType;
     };
@@ -105,7 +121,7 @@ export function cdnRoutes(r: Router, deps: Deps): void {
     if (rewrite || (encrypted && file.kind === 'segment')) {
       const cachedFile = await files.get(video.id, key);
       let plain = cachedFile ?? (await readWhole(deps, key));
-      if (!plain && file.kind === 'segment' && (await cutIfPlanned(jit, video.workspace_id, video.id, file.rung!, file.name!))) plain = await readWhole(deps, key);
+      if (!plain && file.kind === 'segment' && (await cutIfPlanned(jit, video.workspace_id, video.id, file.rung!, file.name!, viewer))) plain = await readWhole(deps, key);
       if (!plain) throw notFound('File');
       let out: CachedFile;
       if (rewrite) out = { body: Buffer.from(await rewrite(plain.body.toString('utf8'))), etag: undefined };
@@ -121,7 +137,7 @@ export function cdnRoutes(r: Router, deps: Deps): void {
     try {
       return await streamObject(ctx, deps.storage, key, answer);
     } catch (err) {
-      if (!isNotFound(err) || file.kind !== 'segment' || !(await cutIfPlanned(jit, video.workspace_id, video.id, file.rung!, file.name!))) throw err;
+      if (!isNotFound(err) || file.kind !== 'segment' || !(await cutIfPlanned(jit, video.workspace_id, video.id, file.rung!, file.name!, viewer))) throw err;
     }
     return streamObject(ctx, deps.storage, key, answer);
   });

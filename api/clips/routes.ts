@@ -2,11 +2,12 @@ import type Router from '@koa/router';
 import { z } from 'zod';
 import { mp4Support, passthrough } from '../../lib/outputs/options';
 import { loadVideoRow } from '../../lib/videos/read';
+import { boundPassed, jobsInFlight, lockJobAdmission } from '../../lib/videos/jobs';
 import type { Deps } from '../deps';
-import { badRequest, conflict, notFound } from '../errors';
+import { badRequest, conflict, notFound, tooManyJobs } from '../errors';
 import { auth } from '../middleware/auth';
 import { parseBody } from '../middleware/validate';
-import { createVideo } from '../upload/create';
+import { createVideo, type NewVideo } from '../upload/create';
 import { visibility } from '../upload/schema';
 import { findVideo } from '../videos/find';
 import { readVideo } from '../videos/routes';
@@ -50,7 +51,7 @@ export function clipRoutes(r: Router, deps: Deps): void {
     if (!(await deps.storage.head(source.storage_key))) throw conflict('original_missing', 'The source video has no original to cut from');
 
     const a = auth(ctx);
-    const v = await createVideo(deps, a, {
+    const clip: NewVideo = {
       filename: 'clip.mp4',
       contentType: 'video/mp4',
       // Reserved against the storage quota like an upload's declared size (403
@@ -64,7 +65,17 @@ export function clipRoutes(r: Router, deps: Deps): void {
       outputs: { passthrough: body.passthrough, mp4_support: body.mp4_support, source_video_id: source.id },
       // A clip of a protected video is protected the same way.
       protection: { playback_restriction_id: source.playback_restriction_id, encryption: source.encryption ?? undefined },
+      // SPEC §24: a clip of a watermarked video carries the same mark (its original is cut from the unmarked original).
+      inheritedWatermarkId: source.watermark_id ?? null,
       source: { kind: 'clip', sourceStorageKey: source.storage_key, startSeconds: body.start_time, endSeconds: Math.min(body.end_time, duration) },
+    };
+    // SPEC §25: a clip being made is a job of its source, bounded per video and per workspace;
+    // it is made in the transaction that holds the workspace's admission lock.
+    const v = await deps.db.transaction(async (tx) => {
+      await lockJobAdmission(tx, a.workspaceId);
+      const passed = boundPassed(await jobsInFlight(tx, a.workspaceId, source.id), deps.config.jobs);
+      if (passed) throw tooManyJobs(passed, deps.config.jobs);
+      return createVideo(deps, a, clip, tx);
     });
     const row = await loadVideoRow(deps.db, v.id, a.workspaceId);
     if (!row) throw notFound('Video');

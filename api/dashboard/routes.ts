@@ -40,8 +40,21 @@ function sendIndex(ctx: ParameterizedContext): void {
   ctx.body = fs.createReadStream(file);
 }
 
-/** The dashboard's files: hashed assets cached for a year, the page itself revalidated each time. */
+/**
+ * The site's icon: a play triangle on the brand blue. Browsers ask every page of the origin for
+ * /favicon.ico (the dashboard, the embed player); without it each page logged a 401 (issue 49).
+ */
+export const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#0b57d0"/><path d="M12 9v14l11-7z" fill="#fff"/></svg>';
+
+/** The dashboard's files: hashed assets cached for a year, the page itself revalidated each time; the site's icon. */
 export function dashboardRoutes(r: Router, _deps: Deps): void {
+  r.get('/favicon.ico', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.type = 'image/svg+xml';
+    ctx.body = FAVICON_SVG;
+  });
   r.get('/dashboard/assets/:name', async (ctx) => {
     const name = ctx.params.name;
     const type = TYPES[path.extname(name)];

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
-import { badRequest, tooLarge } from '../errors';
+import { MAX_IMAGE_BYTES } from '../../lib/watermarks/image';
+import { ApiError, badRequest, tooLarge } from '../errors';
 import { assertNoNul } from './validate';
 
 // application/json and any structured-syntax `+json` type (RFC 6839), parameters allowed; not
@@ -11,11 +12,32 @@ const CAPTION_PATH = /\/videos\/[^/]+\/captions\/[^/]+$/;
 const PLAIN_TYPE = /^\s*text\/plain\s*(;|$)/i;
 const ALIGN_PATH = /\/videos\/[^/]+\/captions\/[^/]+\/align$/;
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+// A watermark's image (SPEC §24) is the body itself, read as bytes up to its own bound.
+const IMAGE_TYPE = /^\s*image\/(png|jpeg)\s*(;|$)/i;
+const WATERMARK_PATH = /\/watermarks\/?$/;
+
+async function imageBody(ctx: Parameters<Middleware>[0]): Promise<void> {
+  const tooBig = () => new ApiError(413, 'image_too_large', `The image exceeds ${MAX_IMAGE_BYTES} bytes (1 MiB)`);
+  if (Number(ctx.get('content-length') || 0) > MAX_IMAGE_BYTES) throw tooBig();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_IMAGE_BYTES) throw tooBig();
+    chunks.push(chunk as Buffer);
+  }
+  ctx.state.image = Buffer.concat(chunks);
+  ctx.state.body = {};
+}
 
 /** JSON bodies up to `limit` bytes; 413 past it (counted as it streams), 400 for bad JSON. */
 export function jsonBody(limit: number): Middleware {
   return async (ctx, next) => {
     if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method) || ctx.path.startsWith('/storage/upload/')) return next();
+    if (ctx.method === 'POST' && IMAGE_TYPE.test(ctx.get('content-type')) && WATERMARK_PATH.test(ctx.path)) {
+      await imageBody(ctx);
+      return next();
+    }
     const declared = Number(ctx.get('content-length') || 0);
     if (declared > limit) throw tooLarge(`Request body exceeds ${limit} bytes`);
     const chunks: Buffer[] = [];

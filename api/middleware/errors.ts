@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { outageOf, type Outage } from '../../lib/outage';
 import { StorageError } from '../../lib/storage/types';
-import { ApiError, unavailable } from '../errors';
+import { ApiError, RETRY_AFTER_SECONDS, unavailable } from '../errors';
 
 const outageMessages: Record<Outage, string> = {
   database: 'The database is unavailable; try again shortly',
@@ -9,6 +9,9 @@ const outageMessages: Record<Outage, string> = {
   storage: 'Storage is unavailable; try again shortly',
 };
 import { methodNotAllowed } from './methods';
+
+/** SQLSTATE query_canceled: statement_timeout, or pg_cancel_backend. */
+const QUERY_CANCELED = '57014';
 
 /**
  * Renders every failure as `{error: {code, message, details?}, request_id}` (Form B: inside
@@ -27,6 +30,12 @@ export const errorMiddleware: Middleware = async (ctx, next) => {
     let e: ApiError;
     if (err instanceof ApiError) e = err;
     else if (err instanceof StorageError) e = new ApiError(err.status, err.code, err.message);
+    else if ((err as { code?: unknown } | null)?.code === QUERY_CANCELED) {
+      // A statement past API_STATEMENT_TIMEOUT_MS (or of a request whose client went away),
+      // cancelled by Postgres itself (issue 45).
+      ctx.state.log?.warn({ err }, 'statement cancelled (statement timeout or client gone)');
+      e = new ApiError(503, 'query_timeout', 'The request took too long and was cancelled; try again shortly', undefined, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+    }
     else if (outageOf(err)) {
       const outage = outageOf(err)!;
       ctx.state.log?.warn({ err, outage }, `${outage} unavailable`);

@@ -13,6 +13,7 @@ import { liveDocs } from '../live/openapi';
 import { playbackDocs } from '../playback/openapi';
 import { playerDocs } from '../player/openapi';
 import { restrictionDocs } from '../restrictions/openapi';
+import { watermarkDocs } from '../watermarks/openapi';
 import { sessionDocs } from '../session/openapi';
 import { storageDocs } from '../storage/openapi';
 import { tagDocs } from '../tags/openapi';
@@ -43,6 +44,7 @@ const RESOURCES: Array<(d: DocContext) => void> = [
   liveDocs,
   playbackDocs,
   restrictionDocs,
+  watermarkDocs,
   encodingDocs,
   storageDocs,
   cdnDocs,
@@ -56,6 +58,7 @@ const RESOURCES: Array<(d: DocContext) => void> = [
 
 /** Koa routes deliberately left out of the document, with the reason. */
 export const UNDOCUMENTED: Record<string, string> = {
+  'GET /favicon.ico': 'the site icon browsers ask every page of the origin for (the dashboard, the embed player), not an API',
   'GET /player/*rest': "the player's catch-all: any other path under {player_url} answers the not-found page",
   'GET /^\\/dashboard(?:\\/(?!session(?:\\/|$)|assets\\/).*)?$/': "the dashboard's HTML pages (one single-page app at {base_url}/dashboard/…), not an API",
 };

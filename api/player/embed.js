@@ -68,18 +68,125 @@
     });
   }
 
+  var PAUSED_BUFFER_S = 6;
+  var PLAYING_BUFFER_S = 30;
+  var PLAYING_MAX_BUFFER_S = 600;
+
+  // A click on the picture before anything has loaded is a wish to play: kept, and granted once
+  // the metadata is in (issue 49: such a click did nothing). Later clicks are the controls'.
+  video.addEventListener('click', function () {
+    if (video.readyState > 0 || !video.paused) return;
+    var go = function () { video.play().catch(function () {}); };
+    video.addEventListener('loadedmetadata', go, { once: true });
+    go();
+  });
+
+  /**
+   * Captions (issue 49): a CC button and, with several tracks, a language menu. Which track: the
+   * page's `?captions=<lang>` (or `off`), else the viewer's last choice on this player (kept in
+   * this origin's storage), else the owner's default track, else off; turned on without a
+   * language, the viewer's own language, else the first track.
+   */
+  var STORE = 'vidhost.captions';
+  function remembered() { try { return window.localStorage.getItem(STORE); } catch (e) { return null; } }
+  function remember(v) { try { window.localStorage.setItem(STORE, v); } catch (e) { /* storage refused: not remembered */ } }
+  function captions(api) {
+    var tracks = api.list();
+    var old = document.getElementById('captions');
+    if (old) old.remove();
+    if (!tracks.length) return;
+    var primary = function (l) { return String(l || '').toLowerCase().split('-')[0]; };
+    var find = function (lang) {
+      if (!lang) return -1;
+      var l = String(lang).toLowerCase();
+      for (var i = 0; i < tracks.length; i++) if (tracks[i].lang.toLowerCase() === l) return i;
+      for (var j = 0; j < tracks.length; j++) if (primary(tracks[j].lang) === primary(l)) return j;
+      return -1;
+    };
+    var preferred = function () {
+      var langs = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language];
+      for (var i = 0; i < langs.length; i++) {
+        var k = find(langs[i]);
+        if (k >= 0) return k;
+      }
+      return 0;
+    };
+    var bar = document.createElement('div');
+    bar.id = 'captions';
+    bar.className = 'captions';
+    var button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'cc';
+    button.textContent = 'CC';
+    button.setAttribute('aria-label', 'Captions');
+    button.title = 'Captions';
+    bar.appendChild(button);
+    var menu = null;
+    if (tracks.length > 1) {
+      menu = document.createElement('select');
+      menu.setAttribute('aria-label', 'Captions language');
+      tracks.forEach(function (t, i) {
+        var o = document.createElement('option');
+        o.value = t.lang || String(i);
+        o.textContent = t.name || t.lang;
+        if (t.lang) o.setAttribute('lang', t.lang);
+        menu.appendChild(o);
+      });
+      bar.appendChild(menu);
+    }
+    var current = -1;
+    var show = function (i, keep) {
+      current = i;
+      api.select(i);
+      button.setAttribute('aria-pressed', i >= 0 ? 'true' : 'false');
+      if (menu) {
+        menu.hidden = i < 0;
+        if (i >= 0) menu.value = tracks[i].lang || String(i);
+      }
+      if (keep) remember(i >= 0 ? tracks[i].lang || 'on' : 'off');
+    };
+    button.addEventListener('click', function () { show(current >= 0 ? -1 : preferred(), true); });
+    if (menu) menu.addEventListener('change', function () { show(Math.max(0, find(menu.value)), true); });
+    video.parentNode.appendChild(bar);
+    var asked = new URLSearchParams(location.search).get('captions');
+    var wish = asked !== null ? asked : remembered();
+    // No wish at all: the track the owner made the default (DEFAULT=YES), if any, else off.
+    var byDefault = -1;
+    tracks.forEach(function (t, i) { if (t.isDefault && byDefault < 0) byDefault = i; });
+    var k = !wish ? byDefault : /^(off|0|false|no)$/i.test(wish) ? -1 : find(wish) >= 0 ? find(wish) : preferred();
+    show(k, false);
+    // The engine may settle its own default after the tracks are listed: the choice is applied again then.
+    return function () { show(current, false); };
+  }
+  // Native HLS (Safari) lists the SUBTITLES group in video.textTracks.
+  function nativeCaptions() {
+    var list = Array.prototype.filter.call(video.textTracks || [], function (t) { return t.kind === 'subtitles' || t.kind === 'captions'; });
+    captions({
+      list: function () { return list.map(function (t) { return { lang: t.language || '', name: t.label || t.language || '' }; }); },
+      select: function (i) { list.forEach(function (t, j) { t.mode = j === i ? 'showing' : 'disabled'; }); },
+    });
+  }
+
   var native = video.canPlayType('application/vnd.apple.mpegurl');
   if (native && 'ManagedMediaSource' in window) {
     video.setAttribute('data-engine', 'native');
     track(video);
     video.addEventListener('loadedmetadata', nativeAudioMenu);
+    video.addEventListener('loadedmetadata', nativeCaptions);
     video.src = src;
     play();
   } else if (window.Hls && window.Hls.isSupported()) {
     video.setAttribute('data-engine', 'hls.js');
     // Caption tracks (the master's SUBTITLES group) become the video's text tracks, which the
     // browser's own controls offer; the DEFAULT=YES one is selected.
-    var hls = new window.Hls({ enableWorker: true, subtitleDisplay: true, renderTextTracksNatively: true });
+    // Until the viewer plays, a few seconds are buffered, not 30: a paused seek then loads its own
+    // segment at once instead of waiting behind segments ahead of the start (issue 49: 6.3 s).
+    // (hls.js buffers ahead by size too: 60 MB, up to maxMaxBufferLength, 600 s, at a low bitrate.)
+    var hls = new window.Hls({ enableWorker: true, subtitleDisplay: false, renderTextTracksNatively: true, maxBufferLength: PAUSED_BUFFER_S, maxMaxBufferLength: PAUSED_BUFFER_S });
+    video.addEventListener('play', function () {
+      hls.config.maxBufferLength = PLAYING_BUFFER_S;
+      hls.config.maxMaxBufferLength = PLAYING_MAX_BUFFER_S;
+    }, { once: true });
     window.vidhostPlayer = { hls: hls };
     track(hls);
     live(hls);
@@ -98,6 +205,17 @@
       fail(status === 403 ? 'This video link has expired or is not allowed. Reload the page to try again.' : 'The video could not be played.');
     });
     hls.on(window.Hls.Events.MANIFEST_PARSED, play);
+    var reapply = null;
+    hls.on(window.Hls.Events.LEVEL_LOADED, function () { if (reapply) { reapply(); reapply = null; } });
+    hls.on(window.Hls.Events.SUBTITLE_TRACKS_UPDATED, function () {
+      reapply = captions({
+        list: function () { return hls.subtitleTracks.map(function (t) { return { lang: t.lang || '', name: t.name || t.lang || '', isDefault: !!t.default }; }); },
+        select: function (i) {
+          hls.subtitleTrack = i;
+          hls.subtitleDisplay = i >= 0;
+        },
+      });
+    });
     // SPEC §19: the AUDIO group's renditions in a language menu.
     hls.on(window.Hls.Events.AUDIO_TRACKS_UPDATED, function (_event, data) {
       audioMenu(data.audioTracks.map(function (t) { return { name: t.name, lang: t.lang }; }), hls.audioTrack, function (i) { hls.audioTrack = i; });

@@ -21,7 +21,12 @@ export function sessionDocs(d: DocContext): void {
     ...common, method: 'post', path: '/dashboard/session', operationId: 'signIn', summary: 'Sign in (sets the session cookie)',
     body: signInBody, responses: { 200: session }, errors: [400, 401, 403, 429],
   });
-  operation(d, { ...common, method: 'get', path: '/dashboard/session', operationId: 'getSession', summary: 'The signed-in person', responses: { 200: session }, errors: [401] });
+  operation(d, {
+    ...common, method: 'get', path: '/dashboard/session', operationId: 'getSession', summary: 'The signed-in person',
+    description: 'Without a live session: 401 `unauthorized`, or 204 with `?if_signed_in=1` (how the dashboard asks at its start, so a signed-out visit logs no failed request)',
+    query: z.object({ if_signed_in: z.enum(['1']).optional() }),
+    responses: { 200: session, 204: { description: 'No live session (`if_signed_in=1`)' } }, errors: [401],
+  });
   operation(d, { ...common, method: 'delete', path: '/dashboard/session', operationId: 'signOut', summary: 'Sign out', responses: { 204: { description: 'Signed out' } }, errors: [403] });
   operation(d, {
     ...common, method: 'put', path: '/dashboard/session/workspace', operationId: 'switchWorkspace', summary: 'Switch the session\'s workspace',

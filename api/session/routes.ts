@@ -67,6 +67,12 @@ export function sessionRoutes(r: Router, deps: Deps): void {
   r.get('/dashboard/session', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     const session = await cookieSession(db, ctx);
+    // The dashboard's first question (issue 49): a signed-out visit is an answer, not a failed
+    // request in the browser's console.
+    if (!session && ctx.query.if_signed_in === '1') {
+      ctx.status = 204;
+      return;
+    }
     if (!session) throw signedOut();
     ctx.body = await view(session);
   });

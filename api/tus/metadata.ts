@@ -15,6 +15,7 @@ const schema = z.object({
   description: videoMeta.description,
   visibility: videoMeta.visibility,
   folder_id: z.string().optional(),
+  watermark_id: z.string().max(100).optional(),
 });
 
 export type TusCreation = z.infer<typeof schema>;
@@ -35,6 +36,7 @@ export function parseTusMetadata(header: string | undefined): TusCreation {
     description: pick('description'),
     visibility: pick('visibility'),
     folder_id: pick('folder_id'),
+    watermark_id: pick('watermark_id'),
   });
   if (!r.success) {
     throw badRequest(

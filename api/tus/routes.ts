@@ -94,6 +94,7 @@ export function tusRoutes(r: Router, deps: Deps): void {
       description: meta.description,
       visibility: meta.visibility,
       folderId: meta.folder_id,
+      watermarkId: meta.watermark_id,
       source: {
         kind: 'upload',
         declaredSize: length,

@@ -1,15 +1,18 @@
+import type { Knex } from 'knex';
 import { z } from 'zod';
 import { newId, newVideoUuid, randomToken } from '../../lib/ids';
 import { limitsOf } from '../../lib/plans';
 import { keys, sanitizeFilename } from '../../lib/storage';
 import { uniqueTagNames } from '../../lib/tags';
 import { pendingStart } from '../../lib/videos/starts';
+import { fairness } from '../../workflows/priority';
 import type { VideoSource } from '../../workflows/video/defs';
 import type { AuthState, Deps } from '../deps';
 import { codecsForNewVideo } from '../encoding/codecs';
 import { assertFolderOf } from '../folders/assert';
 import { forbidden } from '../errors';
 import { assertEncryptionConfigured, assertRestrictionOf } from '../restrictions/routes';
+import { watermarkForNew } from '../watermarks/assert';
 import { visibility, type videoMeta } from './schema';
 import type { MaxResolution } from '../../lib/media/cap';
 import type { Mp4Support } from '../../lib/outputs/options';
@@ -31,12 +34,16 @@ export interface NewVideo {
   source: VideoSource;
   /** SPEC §20: the video's restriction and encryption (absent: the workspace's defaults). */
   protection?: { playback_restriction_id?: string | null; encryption?: 'none' | 'aes-128' };
+  /** SPEC §24: the profile named at creation (validated; null: none; absent: the workspace's default). */
+  watermarkId?: string | null;
+  /** A clip's: its source's mark, taken as it is (even a profile deleted since). */
+  inheritedWatermarkId?: string | null;
   /** For uploads: the kind of upload URL and the origin it answers browsers with (SPEC §13). */
   upload?: { protocol: 'put' | 'tus'; corsOrigin?: string };
 }
 
 /** The creation metadata every upload form accepts (`videoMeta`), as the fields of a NewVideo. */
-export function metaFields(body: z.output<z.ZodObject<typeof videoMeta>>): Pick<NewVideo, 'title' | 'description' | 'visibility' | 'folderId' | 'tags' | 'outputs' | 'codecs' | 'protection'> {
+export function metaFields(body: z.output<z.ZodObject<typeof videoMeta>>): Pick<NewVideo, 'title' | 'description' | 'visibility' | 'folderId' | 'tags' | 'outputs' | 'codecs' | 'protection' | 'watermarkId'> {
   return {
     title: body.title,
     description: body.description,
@@ -46,6 +53,7 @@ export function metaFields(body: z.output<z.ZodObject<typeof videoMeta>>): Pick<
     outputs: { passthrough: body.passthrough, max_resolution: body.max_resolution, mp4_support: body.mp4_support, normalize_audio: body.normalize_audio },
     codecs: body.codecs,
     protection: { playback_restriction_id: body.playback_restriction_id, encryption: body.encryption },
+    watermarkId: body.watermark_id,
   };
 }
 
@@ -71,14 +79,19 @@ const QUOTA_EXCEEDED = 'VH001';
  * workspaces.storage_used_bytes, kept by a trigger on videos; the function reads it after its
  * insert, holding the workspace's row, so two concurrent creations cannot both pass a quota that
  * only one fits in (SPEC §12), and the row is held only while the statement runs.
+ *
+ * `within`: made in the caller's transaction (which holds a lock the creation is judged under,
+ * SPEC §25 job bounds); the start is kicked once it commits.
  */
-export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Promise<CreatedVideo> {
-  const { db, config } = deps;
+export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo, within?: Knex.Transaction): Promise<CreatedVideo> {
+  const { config } = deps;
+  const db = within ?? deps.db;
   if (v.folderId) await assertFolderOf(db, auth.workspaceId, v.folderId, 'folder_id');
   const restrictionId = v.protection?.playback_restriction_id
     ? await assertRestrictionOf(db, auth.workspaceId, v.protection.playback_restriction_id, 'playback_restriction_id')
     : null;
   if (v.protection?.encryption === 'aes-128') assertEncryptionConfigured(deps, 'encryption');
+  const watermarkId = v.inheritedWatermarkId !== undefined ? v.inheritedWatermarkId : await watermarkForNew(db, auth.workspaceId, v.watermarkId);
   const id = newVideoUuid();
   const filename = sanitizeFilename(v.filename);
   const storageKey = keys.original(auth.workspaceId, id, filename);
@@ -112,6 +125,7 @@ export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Pro
     playback_restriction_id: restrictionId,
     // null: the workspace's default, filled in by a trigger (migration 20261125150000).
     encryption: v.protection?.encryption ?? null,
+    watermark_id: watermarkId,
   };
   const tags = uniqueTagNames(v.tags ?? []).map((name) => ({ id: newId('tag'), name }));
   const quota = limitsOf(auth.plan).storageBytes;
@@ -122,7 +136,8 @@ export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Pro
     source: v.source,
     maxResolution: v.outputs?.max_resolution,
     ...(codecs.length > 1 ? { codecs } : {}),
-  });
+    ...(watermarkId ? { watermarked: true } : {}),
+  }, fairness(auth.workspaceId, auth.plan));
   try {
     await db.raw('select vidhost_create_video(?::jsonb, ?::jsonb, ?, ?, ?::jsonb, ?)', [JSON.stringify(row), JSON.stringify(tags), quota, start.target, JSON.stringify(start.start), start.leaseMs]);
   } catch (err) {
@@ -131,6 +146,8 @@ export async function createVideo(deps: Deps, auth: AuthState, v: NewVideo): Pro
     }
     throw err;
   }
-  deps.hot.starts.kick(id, start.start);
+  const kick = () => deps.hot.starts.kick(id, start.start);
+  if (within) within.executionPromise.then(kick, () => undefined);
+  else kick();
   return { id, storageKey, filename, uploadKey };
 }

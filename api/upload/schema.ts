@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { codecList } from '../encoding/schema';
 import { maxResolution, mp4Support, passthrough } from '../../lib/outputs/options';
+import { watermarkIdField } from '../watermarks/schema';
 
 const MAX_FILENAME = 1024;
 export const contentType = z
@@ -32,6 +33,8 @@ export const videoMeta = {
   // protection (SPEC §20)
   playback_restriction_id: z.string().max(100).nullable().optional(),
   encryption: z.enum(['none', 'aes-128']).optional().meta({ description: "`aes-128`: HLS segments encrypted with the video's key; default: the workspace's" }),
+  // watermarks (SPEC §24)
+  watermark_id: watermarkIdField,
 };
 
 /** A browser origin (`https://app.example.com`), normalised; `*` allows any (the URL is the credential). */

@@ -1,3 +1,5 @@
+import { workspaceFairness } from '../../lib/fairness';
+import { cancelVideoJobs } from '../../lib/videos/jobs';
 import { videoWorkflowOptions } from '../../lib/videos/workflow';
 import type { VideoRow } from '../../lib/videos/read';
 import { deleteVideoSignal, type VideoSource } from '../../workflows/video/defs';
@@ -24,8 +26,9 @@ function reconstructInput(deps: Deps, row: VideoRow): VideoSource {
  */
 async function requestDeletion(deps: Deps, row: VideoRow): Promise<void> {
   const { config, temporal } = deps;
+  const fair = await workspaceFairness(deps.db, row.workspace_id);
   await temporal.workflow.signalWithStart('videoWorkflow', {
-    ...videoWorkflowOptions(config.temporal, { videoId: row.id, workspaceId: row.workspace_id, storageKey: row.storage_key, source: reconstructInput(deps, row) }, 'deleting'),
+    ...videoWorkflowOptions(config.temporal, { videoId: row.id, workspaceId: row.workspace_id, storageKey: row.storage_key, source: reconstructInput(deps, row) }, 'deleting', fair),
     signal: deleteVideoSignal,
     signalArgs: [],
   });
@@ -49,5 +52,8 @@ export async function deleteVideo(deps: Deps, row: VideoRow, log?: { error(o: ob
     log?.error({ err, videoId: row.id }, 'could not hand the deletion to the workflow');
     throw unavailable();
   }
+  // SPEC §25: its queued and running jobs stop now, not when the workflow's file removal gets a
+  // transcode slot (which cancels them again, and waits for them, before the files go).
+  await cancelVideoJobs(deps.temporal, deps.db, row.id).catch((err) => log?.error({ err, videoId: row.id }, 'could not cancel the deleted video\'s jobs; its workflow will'));
   return true;
 }

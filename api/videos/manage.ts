@@ -9,6 +9,7 @@ import { notFound } from '../errors';
 import { auth } from '../middleware/auth';
 import { parseBody } from '../middleware/validate';
 import { tagNames, visibility } from '../upload/schema';
+import { fairness } from '../../workflows/priority';
 import { assertFolderOf } from '../folders/assert';
 import { assertEncryptionConfigured, assertRestrictionOf } from '../restrictions/routes';
 import { deleteVideo } from './delete';
@@ -64,7 +65,7 @@ export function manageVideoRoutes(r: Router, deps: Deps): void {
     if (!fresh) throw notFound('Video');
     // A ready video gets (or loses) its downloads now; one still processing gets them after its ladder.
     if (body.mp4_support !== undefined && body.mp4_support !== row.mp4_support && fresh.status === 'ready') {
-      await requestOutputJobs(deps.temporal, deps.config, { videoId: row.id, workspaceId, jobs: ['static'] });
+      await requestOutputJobs(deps.temporal, deps.config, { videoId: row.id, workspaceId, jobs: ['static'], fair: fairness(workspaceId, auth(ctx).plan) });
     }
     ctx.body = await readVideo(deps, fresh);
   });

@@ -103,6 +103,8 @@ export const videoRead = z
     // live (SPEC §17)
     live_stream_id: z.string().nullable().meta({ description: 'The live stream this video is the recording of (`ls_…`)' }),
     is_live: z.boolean().meta({ description: 'true while the broadcast it records is still going on' }),
+    // watermarks (SPEC §24)
+    watermark_id: z.string().nullable().meta({ description: 'The watermark profile burnt into every output (`wm_…`), fixed at creation; null: none' }),
   })
   .meta({ id: 'Video' });
 

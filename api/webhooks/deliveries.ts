@@ -4,9 +4,10 @@ import { deliveryWorkflowId } from '../../activities/events';
 import { parseId } from '../../lib/ids';
 import { TIMED_OUT, within } from '../../lib/timeout';
 import { webhookDeliveryWorkflow } from '../../workflows/delivery';
+import { fairness, Priority, priority } from '../../workflows/priority';
 import type { Deps } from '../deps';
 import { badRequest, conflict, notFound } from '../errors';
-import { requireOwner } from '../middleware/auth';
+import { auth, requireOwner } from '../middleware/auth';
 import { parseQuery } from '../middleware/validate';
 import { deliveries, type DeliveryRow, findEndpoint, serializeDelivery } from './read';
 import { deliveriesQuery } from './schema';
@@ -86,6 +87,7 @@ export function deliveryRoutes(r: Router, deps: Deps): void {
         workflowId,
         // The earlier run has closed (checked above); its id is reused for the new run.
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        priority: priority(Priority.normal, fairness(auth(ctx).workspaceId, auth(ctx).plan)),
         args: [{ deliveryId: row.id, scheduleMs: [...deps.config.webhooks.retryScheduleMs], firstAttempt: row.attempts + 1, attemptTimeoutMs: deps.config.webhooks.timeoutMs }],
       });
     } catch (err) {

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
+import { parse, stringify } from 'yaml';
 import { VideoIdKey, VideoStatusKey, WorkspaceIdKey } from '../../workflows/video/defs';
 import { adoptGroup } from '../../test/support/child';
 import { findTool } from '../../test/support/services';
@@ -124,8 +125,14 @@ clusterMetadata:
       rpcAddress: 127.0.0.1:${grpc}
 dcRedirectionPolicy:
   policy: noop
+dynamicConfigClient:
+  filepath: ${path.join(root, 'config', 'dynamicconfig.yaml')}
+  pollInterval: 10s
 `,
   );
+  // SPEC §25: the dynamic config the Helm chart hands a production server (priority and fairness).
+  const chartValues = parse(fs.readFileSync(path.join(__dirname, '..', '..', 'deploy', 'helm', 'vidhost', 'values.yaml'), 'utf8')) as { temporal: { serverDynamicConfig: { values: unknown } } };
+  fs.writeFileSync(path.join(root, 'config', 'dynamicconfig.yaml'), stringify(chartValues.temporal.serverDynamicConfig.values));
   const child: ChildProcess = spawn(server, ['--root', root, '--config', 'config', '--env', 'bench', '--allow-no-auth', 'start'], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const proc = adoptGroup('temporal-server', child); // stopped with the bench's other children if it fails
   let out = '';

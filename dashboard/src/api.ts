@@ -18,14 +18,16 @@ export const setCsrf = (token: string) => {
   csrf = token;
 };
 
+/** `body`: JSON, or a Blob (a File) sent as it is with its own type (a watermark's image, SPEC §24). */
 export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const raw = body instanceof Blob;
+  if (body !== undefined) headers['Content-Type'] = raw ? body.type || 'application/octet-stream' : 'application/json';
   if (method !== 'GET') headers['X-CSRF-Token'] = csrf;
   const res = await fetch(path.startsWith('/dashboard/') ? path : `/v1${path}`, {
     method,
     headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
     credentials: 'same-origin',
   });
   if (res.status === 204) return undefined as T;

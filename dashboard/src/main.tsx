@@ -12,6 +12,7 @@ import { UploadPage } from './pages/Upload';
 import { UsagePage } from './pages/Usage';
 import { VideoPage } from './pages/Video';
 import { VideosPage } from './pages/Videos';
+import { WatermarksPage } from './pages/Watermarks';
 import { WebhookPage, WebhooksPage } from './pages/Webhooks';
 import { navigate, usePath } from './router';
 import './styles.css';
@@ -28,6 +29,7 @@ function Page({ path, role, person }: { path: string; role: Role; person: Me['pe
   if (path === '/live') return <LivePage />;
   if (path === '/keys') return <KeysPage role={role} person={person} />;
   if (path === '/restrictions') return <RestrictionsPage role={role} />;
+  if (path === '/watermarks') return <WatermarksPage role={role} />;
   if (path === '/webhooks') return <WebhooksPage role={role} />;
   if ((m = /^\/webhooks\/([\w-]+)$/.exec(path))) return <WebhookPage id={m[1]} role={role} />;
   if (path === '/usage') return <UsagePage />;
@@ -43,7 +45,7 @@ function App() {
   };
 
   useEffect(() => {
-    api<Me>('GET', '/dashboard/session').then(signedIn, (e) => {
+    api<Me | undefined>('GET', '/dashboard/session?if_signed_in=1').then((m) => signedIn(m ?? null), (e) => {
       if (e instanceof ApiError && e.status === 401) signedIn(null);
       else setMe(null);
     });

@@ -30,3 +30,20 @@ export function onLink(e: MouseEvent): void {
   e.preventDefault();
   navigate(a.getAttribute('href')!.slice(BASE.length) || '/');
 }
+
+/** A query parameter of the current address, kept up to date across in-app navigation (`/live?stream=ls_…`). */
+export function useQueryParam(name: string): string | null {
+  const read = () => new URLSearchParams(location.search).get(name);
+  const [value, setValue] = useState(read);
+  useEffect(() => {
+    const on = () => setValue(read());
+    window.addEventListener('popstate', on);
+    window.addEventListener('vh:navigate', on);
+    return () => {
+      window.removeEventListener('popstate', on);
+      window.removeEventListener('vh:navigate', on);
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [name]);
+  return value;
+}

@@ -39,9 +39,10 @@ type InitAnswer = Schemas['UploadInit'];
 
 /**
  * Uploads one file: tus (SPEC §13) when the API offers it, which resumes after a reload or a
- * dropped connection; else the single PUT to the presigned URL, with XHR progress.
+ * dropped connection; else the single PUT to the presigned URL, with XHR progress. `fields` go
+ * into the new video (its `watermark_id`); a resumed upload keeps the ones it was made with.
  */
-export async function uploadFile(file: File, cb: UploadCallbacks, signal: AbortSignal): Promise<string> {
+export async function uploadFile(file: File, cb: UploadCallbacks, signal: AbortSignal, fields: { watermark_id?: string | null } = {}): Promise<string> {
   const key = fingerprint(file);
   const prior = savedUploads()[key];
   if (prior?.protocol === 'tus' && Date.now() - prior.at < 3_600_000) {
@@ -62,6 +63,7 @@ export async function uploadFile(file: File, cb: UploadCallbacks, signal: AbortS
     content_type: file.type.startsWith('video/') || file.type.startsWith('audio/') ? file.type : 'video/mp4',
     title: file.name.replace(/\.[^.]+$/, '') || file.name,
     upload_protocol: 'tus',
+    ...fields,
   });
   const protocol = init.upload_protocol === 'tus' ? 'tus' : 'put';
   cb.onVideo(init.video_id, false, protocol);

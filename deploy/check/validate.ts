@@ -24,6 +24,7 @@ const MODELS: Record<string, () => Promise<Model>> = {
   'apps/v1/Deployment': async () => (await import('kubernetes-models/apps/v1/Deployment')).Deployment as unknown as Model,
   'batch/v1/Job': async () => (await import('kubernetes-models/batch/v1/Job')).Job as unknown as Model,
   'networking.k8s.io/v1/Ingress': async () => (await import('kubernetes-models/networking.k8s.io/v1/Ingress')).Ingress as unknown as Model,
+  'networking.k8s.io/v1/NetworkPolicy': async () => (await import('kubernetes-models/networking.k8s.io/v1/NetworkPolicy')).NetworkPolicy as unknown as Model,
   'policy/v1/PodDisruptionBudget': async () => (await import('kubernetes-models/policy/v1/PodDisruptionBudget')).PodDisruptionBudget as unknown as Model,
   'autoscaling/v2/HorizontalPodAutoscaler': async () =>
     (await import('kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler')).HorizontalPodAutoscaler as unknown as Model,

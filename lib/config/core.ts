@@ -15,6 +15,8 @@ export const coreEnv = {
 
   DATABASE_URL: z.string().default('postgres://postgres@127.0.0.1:5432/vidhost'),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).default(10),
+  // Issue 45: every statement the API sends is bounded by Postgres itself (0: unbounded).
+  API_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(15_000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1).default(1024 * 1024),
 
   // contract room: metrics and logs (SPEC §16)
@@ -38,6 +40,8 @@ export interface CoreConfig {
   dataDir: string;
   databaseUrl: string;
   databasePoolMax: number;
+  /** Postgres `statement_timeout` of the API's pool (ms; 0: none): a longer statement is cancelled by the server and answered 503 `query_timeout`. */
+  apiStatementTimeoutMs: number;
   bodyLimitBytes: number;
   /** `port`: a worker's; `apiPort`: the API's (0 = none); `token`: bearer token both require when set. */
   metrics: { port: number; apiPort: number; host: string; token?: string; temporalPort: number };
@@ -57,6 +61,7 @@ export function coreConfig(e: EnvOf<typeof coreEnv>): CoreConfig {
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
+    apiStatementTimeoutMs: e.API_STATEMENT_TIMEOUT_MS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     metrics: { port: e.METRICS_PORT, apiPort: e.API_METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN, temporalPort: e.TEMPORAL_METRICS_PORT },
     logFormat: e.LOG_FORMAT,

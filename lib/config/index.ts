@@ -8,6 +8,7 @@ import { coreConfig, coreEnv, type CoreConfig } from './core';
 import { dashboardConfig, dashboardEnv, type DashboardConfig } from './dashboard';
 import { deepFreeze } from './env';
 import { hotConfig, hotEnv, type HotConfig } from './hot';
+import { jobsConfig, jobsEnv, type JobBounds } from './jobs';
 import { liveConfig, liveEnv, type LiveConfig } from './live';
 import { mediaConfig, mediaEnv, type MediaConfig } from './media';
 import { protectionConfig, protectionEnv, type ProtectionConfig } from './protection';
@@ -35,6 +36,7 @@ const schema = z.object({
   ...analyticsEnv,
   ...liveEnv,
   ...alignEnv,
+  ...jobsEnv,
 });
 
 export type Env = z.input<typeof schema>;
@@ -53,6 +55,8 @@ export interface Config extends CoreConfig, ProtectionConfig, HotConfig, Webhook
   live: LiveConfig;
   /** Captions by forced alignment (issue 37). */
   align: AlignConfig;
+  /** SPEC §25: on-request jobs in flight per video and per workspace. */
+  jobs: JobBounds;
 }
 
 /** Reads and validates the environment once. Tests pass their own env. */
@@ -82,5 +86,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     analytics: analyticsConfig(e),
     live: liveConfig(e, core.publicBaseUrl, e.UPLOAD_SIGNING_SECRET),
     align: alignConfig(e),
+    jobs: jobsConfig(e),
   });
 }

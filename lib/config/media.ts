@@ -25,6 +25,11 @@ export const mediaEnv = {
   MEDIA_CPU_PER_WALL_SECOND: z.coerce.number().min(0.1).optional(),
   /** Scheduling niceness of VOD ffmpeg runs (0–19); live encodes keep 0, so they come first on a shared machine (SPEC §17). */
   MEDIA_FFMPEG_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  /**
+   * SPEC §25: niceness of ffmpeg runs someone waits for (the way to `ready`, an alignment), below
+   * MEDIA_FFMPEG_NICE so the encodes behind `ready` yield to them. Capped at MEDIA_FFMPEG_NICE.
+   */
+  MEDIA_CRITICAL_NICE: z.coerce.number().int().min(0).max(19).default(2),
   /** Test-only: turns the input allow-lists off to prove the sandbox holds alone. Refused outside NODE_ENV=test. */
   MEDIA_TEST_DISABLE_FORMAT_CHECK: bool.default(false),
 
@@ -67,6 +72,7 @@ export interface MediaConfig {
   rateControl: RateControl;
   qualityFloorSsimDb: number;
   nice: number;
+  criticalNice: number;
 }
 
 export function mediaConfig(e: EnvOf<typeof mediaEnv>, nodeEnv: string): MediaConfig {
@@ -98,5 +104,6 @@ export function mediaConfig(e: EnvOf<typeof mediaEnv>, nodeEnv: string): MediaCo
     rateControl: e.TRANSCODE_RATE_CONTROL === 'abr' ? { mode: 'abr' } : { mode: 'crf', crf: e.TRANSCODE_CRF },
     qualityFloorSsimDb: e.QUALITY_FLOOR_SSIM_DB,
     nice: e.MEDIA_FFMPEG_NICE,
+    criticalNice: Math.min(e.MEDIA_CRITICAL_NICE, e.MEDIA_FFMPEG_NICE),
   };
 }

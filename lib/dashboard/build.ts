@@ -22,6 +22,8 @@ export function sourceHash(): string {
     ...filesUnder(path.join(DASHBOARD_DIR, 'src')),
     path.join(DASHBOARD_DIR, 'index.html'),
     path.join(DASHBOARD_DIR, 'vite.config.mjs'),
+    // Shared with the server: the watermark preview places the mark with the encoder's own markBox.
+    path.join(root, 'lib', 'media', 'watermark.ts'),
     path.join(root, 'package-lock.json'),
   ].sort();
   const h = createHash('sha256');

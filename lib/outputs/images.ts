@@ -64,7 +64,7 @@ export const imageRenders = { count: 0, failures: 0 };
 /** SPEC §23: cuts a just-in-time segment of a rendition on demand (lib/playback/jit.ts); true when it now exists. */
 export type EnsureSegment = (workspaceId: string, videoId: string, rung: string, name: string) => Promise<boolean>;
 
-async function render(storage: Storage, media: MediaTools, video: ImageVideo, req: ImageRequest, output: string, dir: string, signal: AbortSignal, ensure?: EnsureSegment): Promise<void> {
+async function render(storage: Storage, media: MediaTools, video: ImageVideo, req: ImageRequest, output: string, dir: string, signal: AbortSignal, lane: Lane, ensure?: EnsureSegment): Promise<void> {
   const from = req.kind === 'thumbnail' ? req.time : req.start;
   const to = req.kind === 'thumbnail' ? req.time : req.end;
   const rung = pickRendition(video.renditions, req.width ?? (req.kind === 'thumbnail' && req.height ? 0 : 1280));
@@ -76,7 +76,9 @@ async function render(storage: Storage, media: MediaTools, video: ImageVideo, re
   // Our own segments, still opened as user media: allow-listed, sandboxed, bounded.
   const opened = await media.open(input, signal);
   const io = { input, inputArgs: opened.inputArgs, output };
-  const run = { outputDir: dir, signal, durationSeconds: segments.reduce((sum, x) => sum + x.duration, 0) };
+  // An anonymous render yields the CPU (its sandbox's autogroup is niced) to a token or key
+  // holder's, so a burst of public GIFs cannot slow the owner's thumbnail (issue 22 item 8).
+  const run = { outputDir: dir, signal, durationSeconds: segments.reduce((sum, x) => sum + x.duration, 0), background: lane === 'anonymous' };
   const args =
     req.kind === 'thumbnail'
       ? stillArgs({ ...io, offset, width: req.width, height: req.height, fit: req.fit, format: req.ext })
@@ -135,7 +137,7 @@ export function createImageRenderer(deps: { storage: Storage; media: MediaTools;
       try {
         await queue.run(who.lane, async (signal) => {
           try {
-            await render(storage, media, video, req, output, dir, signal, deps.ensureSegment);
+            await render(storage, media, video, req, output, dir, signal, who.lane, deps.ensureSegment);
           } catch (err) {
             timedOut = signal.aborted;
             throw err;

@@ -24,9 +24,14 @@ export function viewerRefusal(video: Pick<PlaybackVideo, 'restriction'>, grant: 
   return null;
 }
 
-/** A rendition above the token's `max_resolution` (its playlist and segments). `short_side`: the source's, for a `source` rung. */
+/**
+ * A rendition above the token's `max_resolution` (its playlist and segments). `short_side`: the
+ * source's, for a `source` rung. Audio renditions (the AUDIO group's `audio/<track>`, an audio-only
+ * ladder's `audio-64k`) have no picture: a cap never refuses them (it refused a group's audio
+ * whenever the source was taller than the cap, so a capped token played no video with sound).
+ */
 export function rungRefusal(video: Pick<PlaybackVideo, 'short_side'>, grant: PlaybackGrant | null, rung: string): string | null {
-  if (grant?.maxResolution === undefined) return null;
+  if (grant?.maxResolution === undefined || /^audio[/-]/.test(rung)) return null;
   const side = rungShortSide(rung) ?? video.short_side ?? Number.POSITIVE_INFINITY;
   return side > grant.maxResolution ? `This playback token allows renditions up to ${grant.maxResolution}p` : null;
 }

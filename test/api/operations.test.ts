@@ -153,7 +153,7 @@ describe('docker-compose.yml', () => {
     for (const p of [9463, 9464]) assert.match(full, new RegExp(`127\\.0\\.0\\.1:${p}:${p}|host_ip: 127\\.0\\.0\\.1\\n(?:\\s+\\w+: .*\\n){0,3}\\s+published: "?${p}"?`), `metrics port ${p}`);
   });
 
-  it('runs live ingest: the media server (RTMP) and vidhost-edge (SRT, WebRTC) on its network, the UDP ports published', async function () {
+  it('runs live ingest: the hooks and vidhost-edge (the only ingest: RTMP, SRT, WebRTC) on their network, the ports published', async function () {
     this.timeout(60_000);
     const { stdout } = await run('docker-compose', ['-f', path.join(root, 'docker-compose.yml'), 'config'], { cwd: root });
     const doc = parse(stdout) as { services: Record<string, { command?: string[]; network_mode?: string; ports?: Array<string | { target: number; published: number | string; protocol?: string }>; environment?: Record<string, string> }> };
@@ -161,11 +161,22 @@ describe('docker-compose.yml', () => {
     const edge = doc.services.edge;
     assert.deepEqual(media.command, ['node', 'dist/workers/media-server.js']);
     assert.deepEqual(edge.command, ['vidhost-edge']);
-    assert.equal(edge.network_mode, 'service:media-server', 'the edge reaches the key check and the media server on loopback');
+    assert.equal(edge.network_mode, 'service:media-server', 'the edge reaches the key check and hooks on loopback');
     const ports = (media.ports ?? []).map((p) => (typeof p === 'string' ? p : `${p.published}:${p.target}${p.protocol && p.protocol !== 'tcp' ? `/${p.protocol}` : ''}`));
     for (const p of ['1935:1935', '8890:8890/udp', '8189:8189/udp']) assert.ok(ports.includes(p), `${p} in ${ports}`);
     assert.equal(doc.services.worker.environment?.WORKER_ROLES, 'workflow,transcode,live');
-    assert.equal(doc.services.worker.environment?.LIVE_MEDIA_INTERNAL_URL, 'rtmp://media-server:1935');
+    assert.equal(doc.services.worker.environment?.LIVE_MEDIA_INTERNAL_URL, undefined, 'workers read the feed from the edge API');
     assert.equal(doc.services.api.environment?.LIVE_EDGE_INTERNAL_URL, 'http://media-server:8889');
+    // The edge's API (8889) is on the compose network only: no service publishes it on the host.
+    for (const [name, svc] of Object.entries(doc.services)) {
+      const published = (svc.ports ?? []).map((p) => (typeof p === 'string' ? p : `${p.published}:${p.target}`));
+      assert.ok(!published.some((p) => /(^|:)8889(:|\/|$)/.test(p)), `${name} publishes the edge API: ${published}`);
+    }
+    // The edge and its callers derive one credential (LIVE_EDGE_SECRET, else from UPLOAD_SIGNING_SECRET).
+    for (const k of ['LIVE_EDGE_SECRET', 'UPLOAD_SIGNING_SECRET']) {
+      assert.equal(edge.environment?.[k], doc.services.api.environment?.[k], k);
+      assert.equal(edge.environment?.[k], doc.services.worker.environment?.[k], k);
+    }
+    assert.ok(edge.environment?.UPLOAD_SIGNING_SECRET);
   });
 });

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { parse } from 'yaml';
+import { FAIR_MATCHING } from '../../ops/temporal';
 import { findTool } from '../support/services';
 import { lintChart, renderChart, SCENARIOS } from '../../deploy/check/chart';
 import { type K8sObject, validateObjects } from '../../deploy/check/validate';
@@ -94,6 +96,17 @@ describe('Helm chart (deploy/helm/vidhost): lint, render, offline schema validat
     named(noKeda, 'HorizontalPodAutoscaler', 'vh-vidhost-transcode-worker');
   });
 
+  it("SPEC §25: the Temporal server's dynamic config for priority and fairness, and KEDA on the critical lane too", () => {
+    const cm = named(rendered.defaults, 'ConfigMap', 'vh-vidhost-temporal-dynamicconfig');
+    const dynamic = parse((cm.data as Record<string, string>)['dynamicconfig.yaml']) as Record<string, Array<{ value: unknown; constraints: object }>>;
+    // The key the dev servers get on their command line (ops/temporal.ts), as the server's file format has it.
+    const [key, value] = FAIR_MATCHING[1].split('=');
+    assert.deepEqual(dynamic[key], [{ value: value === 'true', constraints: {} }]);
+    const so = named(rendered.defaults, 'ScaledObject', 'vh-vidhost-transcode-worker');
+    const queues = (so.spec as { triggers: Array<{ type: string; metadata: Record<string, string> }> }).triggers.filter((t) => t.type === 'temporal').map((t) => t.metadata.taskQueue);
+    assert.deepEqual(queues, ['transcode', 'transcode-critical']);
+  });
+
   it('Temporal Cloud with an API key: TLS on, the key from the Secret, KEDA authenticates with it', () => {
     const objs = rendered['Temporal Cloud, API key'];
     const cm = named(objs, 'ConfigMap', 'vh-vidhost');
@@ -131,25 +144,27 @@ describe('Helm chart (deploy/helm/vidhost): lint, render, offline schema validat
     assert.equal(podOf(job)!.spec.serviceAccountName, undefined, 'a pre-install hook cannot use the chart\'s own ServiceAccount');
   });
 
-  it('live ingest: the media server and vidhost-edge in one pod, RTMP/SRT/WebRTC as Services, probes, env from the values', () => {
+  it('live ingest: vidhost-edge (the only ingest) and its hooks in one pod, RTMP/SRT/WebRTC as Services, probes, env from the values', () => {
     assert.equal(byKind(rendered.defaults, 'Deployment').filter((d) => d.metadata.name.endsWith('-live-ingest')).length, 0, 'off by default');
     const objs = rendered['live ingest (media server + vidhost-edge)'];
     const dep = named(objs, 'Deployment', 'vh-vidhost-live-ingest');
-    assert.equal(dep.spec?.replicas, 1, 'one media server: it knows which encoder publishes where');
+    assert.equal(dep.spec?.replicas, 1, 'one edge: it knows which encoder publishes where');
     assert.deepEqual(dep.spec?.strategy, { type: 'Recreate' });
     const [media, edge] = podOf(dep)!.spec.containers;
     assert.deepEqual(media.command, ['node', 'dist/workers/media-server.js']);
     assert.deepEqual(edge.command, ['vidhost-edge']);
     const ports = (c: Record<string, any>) => Object.fromEntries(c.ports.map((p: { name: string; containerPort: number; protocol: string }) => [p.name, `${p.containerPort}/${p.protocol}`]));
-    assert.deepEqual(ports(media), { rtmp: '1935/TCP' });
-    assert.deepEqual(ports(edge), { srt: '8890/UDP', webrtc: '8189/UDP', 'edge-http': '8889/TCP' });
+    assert.equal(media.ports, undefined, 'the hooks listen on loopback only');
+    assert.deepEqual(ports(edge), { rtmp: '1935/TCP', srt: '8890/UDP', webrtc: '8189/UDP', 'edge-http': '8889/TCP' });
     for (const c of [media, edge]) for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) assert.ok(c[probe], `${c.name} has a ${probe}`);
-    assert.equal(media.readinessProbe.tcpSocket.port, 'rtmp');
+    assert.match(media.readinessProbe.exec.command.join(' '), /LIVE_SRT_CHECK_PORT/);
     assert.equal(edge.readinessProbe.httpGet.path, '/healthz');
     assert.equal(edge.livenessProbe.httpGet.port, 'edge-http');
     const env = (c: Record<string, any>) => Object.fromEntries(c.env.map((e: { name: string; value: string }) => [e.name, e.value]));
-    assert.equal(env(media).LIVE_INGEST_HOST, '0.0.0.0');
-    assert.equal(env(edge).LIVE_MEDIA_INTERNAL_URL, 'rtmp://127.0.0.1:1935', 'the edge republishes to the media server in its pod');
+    assert.equal(env(edge).LIVE_INGEST_HOST, '0.0.0.0', 'the edge takes encoders from outside');
+    assert.equal(media.env, undefined, 'the hooks listen on loopback only');
+    assert.equal(env(edge).LIVE_MEDIA_INTERNAL_URL, undefined, 'no media server to republish to');
+    assert.doesNotMatch(JSON.stringify(objs), /node-media-server/);
     assert.equal(env(edge).LIVE_EDGE_HTTP_HOST, '0.0.0.0');
 
     const pub = named(objs, 'Service', 'vh-vidhost-live').spec as { type: string; loadBalancerIP: string; externalTrafficPolicy: string; ports: Array<{ name: string; port: number; protocol: string }> };
@@ -159,10 +174,10 @@ describe('Helm chart (deploy/helm/vidhost): lint, render, offline schema validat
     assert.deepEqual(pub.ports.map((p) => `${p.name} ${p.port}/${p.protocol}`), ['rtmp 1935/TCP', 'srt 8890/UDP', 'webrtc 8189/UDP']);
     const internal = named(objs, 'Service', 'vh-vidhost-live-internal').spec as { type: string; ports: Array<{ name: string; port: number }> };
     assert.equal(internal.type, 'ClusterIP');
-    assert.deepEqual(internal.ports.map((p) => `${p.name} ${p.port}`), ['rtmp 1935', 'edge-http 8889']);
+    assert.deepEqual(internal.ports.map((p) => `${p.name} ${p.port}`), ['edge-http 8889'], 'live workers read the feed from the edge API');
 
     const cm = named(objs, 'ConfigMap', 'vh-vidhost').data as Record<string, string>;
-    assert.equal(cm.LIVE_MEDIA_INTERNAL_URL, 'rtmp://vh-vidhost-live-internal:1935', 'live workers read feeds through the internal Service');
+    assert.equal(cm.LIVE_MEDIA_INTERNAL_URL, undefined, 'live workers read feeds from the edge (LIVE_EDGE_INTERNAL_URL)');
     assert.equal(cm.LIVE_EDGE_INTERNAL_URL, 'http://vh-vidhost-live-internal:8889');
     assert.equal(cm.LIVE_PUBLIC_INGEST_HOST, 'live.example.com');
     assert.equal(cm.LIVE_WEBRTC_ANNOUNCE, '203.0.113.10');
@@ -170,5 +185,33 @@ describe('Helm chart (deploy/helm/vidhost): lint, render, offline schema validat
     assert.equal(cm.LIVE_SRT_PORT, '8890');
     const roles = byKind(objs, 'Deployment').map((d) => podOf(d)!.spec.containers[0].env?.find((e: { name: string }) => e.name === 'WORKER_ROLES')?.value);
     assert.ok(roles.includes('live'), 'the live workers run');
+  });
+
+  it('live ingest: the edge API is not public — ClusterIP only, and a NetworkPolicy lets only the API and the workflow/live workers reach it', () => {
+    const objs = rendered['live ingest (media server + vidhost-edge)'];
+    const httpPort = 8889;
+    // No Service that faces the world carries the edge's API port.
+    for (const svc of byKind(objs, 'Service')) {
+      const spec = svc.spec as { type?: string; ports: Array<{ port: number; targetPort: string | number }> };
+      const carries = spec.ports.some((p) => p.port === httpPort || p.targetPort === 'edge-http');
+      if (carries) assert.equal(spec.type ?? 'ClusterIP', 'ClusterIP', `${svc.metadata.name} carries the edge API`);
+    }
+    const np = named(objs, 'NetworkPolicy', 'vh-vidhost-live-ingest').spec as {
+      podSelector: { matchLabels: Record<string, string> };
+      policyTypes: string[];
+      ingress: Array<{ from?: Array<{ podSelector: { matchExpressions: Array<{ key: string; operator: string; values: string[] }> } }>; ports: Array<{ port: number; protocol: string }> }>;
+    };
+    assert.equal(np.podSelector.matchLabels['app.kubernetes.io/component'], 'live-ingest');
+    assert.deepEqual(np.policyTypes, ['Ingress']);
+    const open = np.ingress.filter((r) => !r.from);
+    assert.deepEqual(open.flatMap((r) => r.ports.map((p) => `${p.port}/${p.protocol}`)), ['1935/TCP', '8890/UDP', '8189/UDP'], 'only the public listeners are open to all');
+    const api = np.ingress.filter((r) => r.ports.some((p) => p.port === httpPort));
+    assert.equal(api.length, 1);
+    assert.ok(api[0].from?.length, 'the edge API port has a from');
+    const components = api[0].from!.flatMap((f) => f.podSelector.matchExpressions.filter((e) => e.key === 'app.kubernetes.io/component').flatMap((e) => e.values));
+    assert.deepEqual(components.sort(), ['api', 'live-worker', 'workflow-worker']);
+    // Every pod that reaches it has the same credential source (the chart's Secret/ConfigMap via envFrom).
+    for (const d of byKind(objs, 'Deployment')) for (const c of podOf(d)!.spec.containers) assert.ok(c.envFrom?.length, `${d.metadata.name} reads the shared env`);
+    assert.equal(byKind(rendered.defaults, 'NetworkPolicy').length, 0, 'no live ingest, no policy');
   });
 });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { VideoIdKey, VideoStatusKey, WorkspaceIdKey } from '../../workflows/video/defs';
-import { ONE_TASK_QUEUE_PARTITION } from '../../ops/temporal';
+import { TEST_MATCHING } from '../../ops/temporal';
 import { findTool, freePort, waitForPort } from '../support/services';
 
 /**
@@ -81,7 +81,7 @@ export async function startTemporalServer(): Promise<TemporalServer> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidhost-temporal-'));
   const port = await freePort();
   const address = `127.0.0.1:${port}`;
-  const args = ['server', 'start-dev', '--headless', '--db-filename', path.join(dir, 'temporal.sqlite'), '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error', ...ONE_TASK_QUEUE_PARTITION];
+  const args = ['server', 'start-dev', '--headless', '--db-filename', path.join(dir, 'temporal.sqlite'), '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error', ...TEST_MATCHING];
   for (const sa of [VideoIdKey, WorkspaceIdKey, VideoStatusKey]) args.push('--search-attribute', `${sa.name}=Keyword`);
   let child: ChildProcess | undefined;
   const log = path.join(dir, 'server.log');

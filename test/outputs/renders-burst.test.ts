@@ -64,7 +64,10 @@ describe('Outputs: render amplification is bounded (issue 22)', function () {
     for (const { r } of refused) {
       assert.ok(r.status === 429 || r.status === 503, `refused with 429/503, not ${r.status}`);
       assert.ok(Number(r.headers['retry-after']) >= 1, 'with Retry-After');
-      assert.ok(['render_rate_limited', 'render_queue_full'].includes(JSON.parse(r.body.toString()).error.code));
+      // render_timeout too: anonymous renders run niced, so on a loaded machine one that waited
+      // in the queue may pass its 30 s (counted from queueing) and is refused, not left hanging.
+      const code = JSON.parse(r.body.toString()).error.code;
+      assert.ok(['render_rate_limited', 'render_queue_full', 'render_timeout'].includes(code), code);
     }
     assert.ok(codes.includes('429 render_rate_limited'));
     assert.ok(codes.includes('503 render_queue_full'), 'the anonymous queue (4) is bounded');

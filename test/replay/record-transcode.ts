@@ -8,10 +8,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import request from 'supertest';
 import { allRenditionsReady, isStatus, putFile, uploadFormA, waitForVideo } from '../support/flow';
 import { makeClip } from '../support/media';
 import { startStack, type Stack } from '../support/stack';
 import { runMain } from '../support/main';
+import { solidImage } from '../watermarks/images';
 import { saveWorkflowRuns } from './save';
 
 const outDir = path.join(__dirname, '..', 'fixtures', 'histories');
@@ -117,6 +119,24 @@ const scenarios: Record<string, (s: Stack) => Promise<void>> = {
     await waitIdle(s, v.uuid);
     await deleteAndSave(s, a.id, v.uuid, 'jit-encode-hevc-idle-delete');
   },
+  /**
+   * Issue 47 (jit-on-request-rungs, ladder-chunk-progress): HEVC, ready with its rungs encoded on
+   * request under their names, then the ladder over the same segments in 3 aligned chunks, each
+   * reporting its progress → idle → delete.
+   */
+  async 'jit-on-request-hevc-chunks-idle-delete'(s) {
+    const a = await uploadFormA(s, await makeClip({ width: 640, height: 360, seconds: 12, codec: 'hevc' }));
+    const v = await waitForVideo(s, a.id, allRenditionsReady);
+    await waitIdle(s, v.uuid);
+    await deleteAndSave(s, a.id, v.uuid, 'jit-on-request-hevc-chunks-idle-delete');
+  },
+  /** Issue 47 (ladder-chunk-progress): an eligible source packaged just in time, its ladder in 3 chunks with their progress → idle → delete. */
+  async 'jit-passthrough-chunk-progress-idle-delete'(s) {
+    const a = await uploadFormA(s, await makeClip({ width: 640, height: 360, seconds: 12 }));
+    const v = await waitForVideo(s, a.id, allRenditionsReady);
+    await waitIdle(s, v.uuid);
+    await deleteAndSave(s, a.id, v.uuid, 'jit-passthrough-chunk-progress-idle-delete');
+  },
   /** Pipeline v2: a delete while chunks encode cancels them all, then removes the files. */
   async 'transcode-chunks-delete-mid-encode'(s) {
     const a = await uploadFormA(s, await makeClip({ width: 1280, height: 720, seconds: 20 }));
@@ -134,6 +154,19 @@ const scenarios: Record<string, (s: Stack) => Promise<void>> = {
     const v = await waitForVideo(s, a.id, (x) => allRenditionsReady(x) && x.static_renditions[0]?.status === 'ready' && x.storyboard_url !== null);
     await waitIdle(s, v.uuid);
     await deleteAndSave(s, a.id, v.uuid, 'transcode-merged-upload-ready-outputs-delete');
+  },
+  /**
+   * SPEC §24 (watermark-v1): a watermarked upload whose source the passthrough would take is
+   * never passed through: ready with its rungs encoded on request (marked), the ladder behind
+   * them → idle → delete.
+   */
+  async 'watermark-upload-ready-idle-delete'(s) {
+    const mark = await request(s.url).post('/v1/watermarks?position=bottom-right&scale=0.15').set('Authorization', `Bearer ${s.ws.fullKey}`)
+      .set('Content-Type', 'image/png').send(await solidImage('magenta', 64, 32)).expect(201);
+    const a = await uploadFormA(s, await makeClip({ width: 640, height: 360, seconds: 3 }), { extra: { watermark_id: mark.body.id } });
+    const v = await waitForVideo(s, a.id, allRenditionsReady);
+    await waitIdle(s, v.uuid);
+    await deleteAndSave(s, a.id, v.uuid, 'watermark-upload-ready-idle-delete');
   },
 };
 

@@ -5,6 +5,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { workflowBundle } from '../support/stack';
+import { activitiesScheduled, patchIds } from './markers';
 
 const dir = path.join(__dirname, '..', 'fixtures', 'histories');
 const histories = () =>
@@ -30,6 +31,24 @@ describe('workflow replay', function () {
       names.push(result.workflowId);
     }
     assert.deepEqual(names.sort(), all.map((h) => h.workflowId).sort());
+  });
+
+  it('the on-request rungs\u2019 fixtures (issue 47) took the new paths', () => {
+    const byName = new Map(histories().map((h) => [h.workflowId, h.history]));
+    const onRequest = byName.get('jit-on-request-hevc-chunks-idle-delete')!;
+    assert.ok(patchIds(onRequest).includes('jit-on-request-rungs') && patchIds(onRequest).includes('ladder-chunk-progress'));
+    assert.deepEqual(['prepareOnRequest', 'encodeAlignedChunk', 'finishAligned', 'encodeChunk'].map((t) => activitiesScheduled(onRequest, t)), [1, 3, 1, 0]);
+    const packaged = byName.get('jit-passthrough-chunk-progress-idle-delete')!;
+    assert.ok(patchIds(packaged).includes('ladder-chunk-progress'));
+    assert.equal(activitiesScheduled(packaged, 'encodeChunk'), 3);
+  });
+
+  it('the watermark fixture (issue 48) took the watermark-v1 path: the eligible source was never passed through', () => {
+    const marked = new Map(histories().map((h) => [h.workflowId, h.history])).get('watermark-upload-ready-idle-delete');
+    assert.ok(marked, 'test/fixtures/histories/watermark-upload-ready-idle-delete.json');
+    assert.ok(patchIds(marked).includes('watermark-v1') && !patchIds(marked).includes('jit-packaging'), `patches: ${patchIds(marked)}`);
+    // On-request rungs (encoded, so marked) instead of the source packaged as it is.
+    assert.deepEqual(['prepareOnRequest', 'prepareJit', 'materializeJit'].map((t) => activitiesScheduled(marked, t)), [1, 0, 0]);
   });
 
   it('a non-deterministic change to the video workflow is caught by the same replay', async () => {

@@ -112,8 +112,10 @@ describe('scripts/start supervision', function () {
 
   interface Started {
     port: number;
-    /** The live ingest server's RTMP port (SPEC §17). */
+    /** The live edge's RTMP port (SPEC §17, §22: the edge is the only ingest). */
     rtmpPort: number;
+    /** The live hooks' port (the key check, LIVE_SRT_CHECK_PORT, loopback). */
+    hooksPort: number;
     /** The live edge's internal HTTP port (LIVE_EDGE_HTTP_PORT). */
     edgePort: number;
     startPid: number;
@@ -124,8 +126,8 @@ describe('scripts/start supervision', function () {
   }
 
   async function startScript(name: string, extra: Record<string, string | undefined> = {}): Promise<Started> {
-    const [port, temporalPort, uiPort, metricsPort, sdkMetricsPort, apiMetricsPort, rtmpPort, mediaHttpPort, srtPort, srtCheckPort, edgePort, webrtcPort] = [
-      await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(),
+    const [port, temporalPort, uiPort, metricsPort, sdkMetricsPort, apiMetricsPort, rtmpPort, srtPort, srtCheckPort, edgePort, webrtcPort] = [
+      await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(), await freePort(),
     ];
     const u = new URL(adminUrl);
     const db = `${dbName}_${name.toLowerCase()}`;
@@ -143,7 +145,6 @@ describe('scripts/start supervision', function () {
       API_METRICS_PORT: String(apiMetricsPort),
       TEMPORAL_METRICS_PORT: String(sdkMetricsPort),
       LIVE_RTMP_PORT: String(rtmpPort),
-      LIVE_MEDIA_HTTP_PORT: String(mediaHttpPort),
       LIVE_SRT_PORT: String(srtPort),
       LIVE_SRT_CHECK_PORT: String(srtCheckPort),
       LIVE_EDGE_HTTP_PORT: String(edgePort),
@@ -187,10 +188,10 @@ describe('scripts/start supervision', function () {
       kill();
       throw err;
     }
-    return { port, rtmpPort, edgePort, startPid, log, stop, kill };
+    return { port, rtmpPort, hooksPort: srtCheckPort, edgePort, startPid, log, stop, kill };
   }
 
-  /** Kills the worker, the media server and the live edge in turn: each is started again, the API never stops. */
+  /** Kills the worker, the live hooks and the live edge in turn: each is started again, the API never stops. */
   async function killChildren(s: Started, name: string) {
     const { port, startPid, log } = s;
     {
@@ -206,30 +207,34 @@ describe('scripts/start supervision', function () {
       assert.ok(fs.readFileSync(`/proc/${again.pid}/environ`, 'utf8').split('\0').includes(`WORKFLOW_BUNDLE_PATH=${bundleFile}`), 'the worker runs with WORKFLOW_BUNDLE_PATH');
       assert.ok(fs.statSync(bundleFile).size > 0, bundleFile);
       assert.doesNotMatch(log(), /bundling the workflows (failed|instead)/);
-      // The live ingest server is a supervised child too: killed, it is started again on its port.
-      await until('the media server listens', () => listening(s.rtmpPort), 60_000, log);
-      const media = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('dist/workers/media-server.js'));
-      assert.ok(media, `a media server below scripts/start: ${JSON.stringify(tree(startPid))}`);
-      process.kill(-media.pid, 'SIGKILL');
-      await until('the media server is started again', () => /media server started again/.test(log()), 60_000, log);
-      await until('the media server listens again', () => listening(s.rtmpPort), 60_000, log);
-      assert.ok(await healthy(port), 'the API kept running while the media server restarted');
-      // So is the live edge (ingest/, vidhost-edge: SRT, WHIP/WHEP, LL-HLS): killed, it is started again and answers.
+      // The live hooks (the key check the edge asks) are a supervised child too: killed, they are started again on their port.
+      await until('the live hooks listen', () => listening(s.hooksPort), 60_000, log);
+      const hooks = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('dist/workers/media-server.js'));
+      assert.ok(hooks, `the live hooks below scripts/start: ${JSON.stringify(tree(startPid))}`);
+      process.kill(-hooks.pid, 'SIGKILL');
+      await until('the live hooks are started again', () => /live hooks started again/.test(log()), 60_000, log);
+      await until('the live hooks listen again', () => listening(s.hooksPort), 60_000, log);
+      assert.ok(await healthy(port), 'the API kept running while the live hooks restarted');
+      // So is the live edge (ingest/, vidhost-edge: the only ingest, RTMP on LIVE_RTMP_PORT, SRT,
+      // WHIP/WHEP, LL-HLS): killed, it is started again, answers and serves RTMP again.
       const edgeUp = async () => (await fetch(`http://127.0.0.1:${s.edgePort}/healthz`).catch(() => undefined))?.status === 200;
       await until('the live edge answers /healthz', edgeUp, 60_000, log);
+      await until('the live edge serves RTMP', () => listening(s.rtmpPort), 60_000, log);
+      assert.ok(!tree(startPid).some((p) => p.cmd.includes('node-media-server')), 'no node-media-server below scripts/start');
       const edge = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('vidhost-edge'));
       assert.ok(edge, `a live edge below scripts/start: ${JSON.stringify(tree(startPid))}`);
       process.kill(-edge.pid, 'SIGKILL');
       await until('the live edge is started again', () => /live edge started again/.test(log()) && tree(startPid).some((p) => p.pid === p.sid && p.pid !== edge.pid && p.cmd.includes('vidhost-edge')), 60_000, log);
       await until('the restarted live edge answers /healthz', edgeUp, 60_000, log);
+      await until('the restarted live edge serves RTMP', () => listening(s.rtmpPort), 60_000, log);
     }
   }
 
   // One scripts/start for the children it supervises (a run of its own for each cost ~25 s of the
-  // suite): the worker, the media server and the live edge are killed, then the Temporal dev
+  // suite): the worker, the live hooks and the live edge are killed, then the Temporal dev
   // server under uploads the restarted worker takes to ready. SIGINT ends this test and SIGTERM
   // the Postgres one; stop() asserts that no process is left either way.
-  it('restarts a worker, the media server, the live edge and its Temporal dev server killed with SIGKILL (same SQLite file; reads answer meanwhile; in-flight uploads reach ready); SIGINT from a non-interactive parent stops every process', async () => {
+  it('restarts a worker, the live hooks, the live edge and its Temporal dev server killed with SIGKILL (same SQLite file; reads answer meanwhile; in-flight uploads reach ready); SIGINT from a non-interactive parent stops every process', async () => {
     const name = 'supervision';
     const s = await startScript(name);
     const { port, startPid, log } = s;

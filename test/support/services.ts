@@ -7,7 +7,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createDb, migrateLatest, type Db } from '../../lib/db';
 import { randomToken } from '../../lib/ids';
 import { VideoIdKey, VideoStatusKey, WorkspaceIdKey } from '../../workflows/video/defs';
-import { ONE_TASK_QUEUE_PARTITION } from '../../ops/temporal';
+import { TEST_MATCHING } from '../../ops/temporal';
 
 /**
  * The real components the integration tests run against, started once per mocha run and only
@@ -92,8 +92,8 @@ export async function startTemporal(): Promise<TestWorkflowEnvironment> {
       executable: { type: 'existing-path', path: findTool('TEMPORAL_CLI_PATH', 'temporal') },
       ip: '127.0.0.1',
       searchAttributes: [VideoIdKey, WorkspaceIdKey, VideoStatusKey],
-      // One task-queue partition, as scripts/start's own dev server (ops/temporal.ts).
-      extraArgs: ['--log-level', 'error', ...ONE_TASK_QUEUE_PARTITION],
+      // One task-queue partition, priority and fairness, as scripts/start's own dev server (ops/temporal.ts).
+      extraArgs: ['--log-level', 'error', ...TEST_MATCHING],
     },
   });
 }

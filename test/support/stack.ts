@@ -148,7 +148,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   Object.assign(env, opts.env);
   const config = loadConfig(env);
   const log = createLogger(config.logLevel, 'test');
-  const db = createDb(config.databaseUrl, 10, { idleTimeoutMillis: IDLE_MS });
+  // The API's bound on every statement (API_STATEMENT_TIMEOUT_MS) holds for the stack's pool too:
+  // the in-process workers share it, and tests' rollups are small.
+  const db = createDb(config.databaseUrl, 10, { idleTimeoutMillis: IDLE_MS, statementTimeoutMs: config.apiStatementTimeoutMs });
   // Analytics reads are as of the rollup's last run once it has run (docs/analytics.md), and every
   // stack of a shard shares one database: a file starts as if the rollup had never run, whatever
   // ran before it in its shard (a spawned worker's rollup Schedule, another file's runRollup).

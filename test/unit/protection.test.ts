@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { compileRules, frameAncestors, hostAllowed, parseDomain } from '../../lib/protection/domains';
 import { cappedMaster, encryptedMediaPlaylist, segmentIv, withoutCmafVariants } from '../../lib/protection/hls';
+import { rungRefusal } from '../../lib/protection/enforce';
 import { cappedImage, downloadCapRefusal, rungsWithinCap } from '../../lib/protection/images';
 import { ipMatches, parseIpClaim } from '../../lib/protection/ip';
 import type { PlaybackGrant } from '../../lib/playback/tokens';
@@ -82,6 +83,17 @@ describe('unit: playback protection (lib/protection)', () => {
     assert.doesNotMatch(out, /720p|1280/);
     assert.match(out, /TYPE=SUBTITLES/);
     assert.doesNotMatch(cappedMaster(master, 240), /360p/);
+  });
+
+  it('a max_resolution refuses the rungs above it by their name, the source by its size, and never an audio rendition', () => {
+    const grant = { maxResolution: 720 } as PlaybackGrant;
+    const video = { short_side: 1080 };
+    assert.equal(rungRefusal(video, grant, '720p'), null);
+    assert.match(rungRefusal(video, grant, '1080p') ?? '', /up to 720p/);
+    assert.match(rungRefusal(video, grant, 'source') ?? '', /up to 720p/);
+    // Issue 47: the AUDIO group of a 1080p video was refused to a 720p token (no sound).
+    for (const audio of ['audio/a0', 'audio/a0-jit', 'audio-64k', 'audio-128k']) assert.equal(rungRefusal(video, grant, audio), null, audio);
+    assert.equal(rungRefusal(video, null, '2160p'), null);
   });
 
   it('leaves the CMAF (HEVC, AV1) variants out of an encrypted video\'s multivariant playlist', () => {

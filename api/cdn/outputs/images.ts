@@ -2,7 +2,7 @@ import type { ParsedUrlQuery } from 'node:querystring';
 import { z } from 'zod';
 import { thumbnailTime } from '../../../lib/media/args';
 import { animationFrames, canonicalImage, type ImageRenderer, type ImageRequest, type Requester } from '../../../lib/outputs/images';
-import { passthroughView } from '../../../lib/outputs/passthrough';
+import { passthroughView, withOnRequest } from '../../../lib/outputs/passthrough';
 import { RenderRefused } from '../../../lib/outputs/renderQueue';
 import type { VideoRow } from '../../../lib/videos/read';
 import type { Deps } from '../../deps';
@@ -94,7 +94,7 @@ export function refusalError(err: RenderRefused): ApiError {
  */
 export async function renderImage(deps: Deps, renderer: ImageRenderer, row: VideoRow, p: { kind: 'thumbnail' | 'animated'; ext: string }, query: ParsedUrlQuery, who: Requester, cap?: number) {
   let req = imageRequest(p, query, row.duration_seconds ?? 0);
-  const all = await deps.db('renditions').where({ video_id: row.id }).select('name', 'width', 'height', 'status');
+  const all = withOnRequest(await deps.db('renditions').where({ video_id: row.id }).select('name', 'width', 'height', 'status'), row.on_request_renditions);
   // Until the ladder lands, the passthrough is what the video plays from: render from it too.
   const source = passthroughView(row.passthrough_rendition);
   if (source) all.push(source);

@@ -9,6 +9,7 @@ const NAV: Array<[string, string]> = [
   ['/live', 'Live'],
   ['/keys', 'API Keys'],
   ['/restrictions', 'Restrictions'],
+  ['/watermarks', 'Watermarks'],
   ['/webhooks', 'Webhooks'],
   ['/analytics', 'Analytics'],
   ['/usage', 'Usage'],

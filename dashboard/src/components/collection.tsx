@@ -41,6 +41,8 @@ export interface CreateSpec {
 export interface Column<T> {
   title: string;
   cell: (row: T) => ComponentChildren;
+  /** Text that may wrap onto several lines (a title, a list), instead of one line. */
+  wrap?: boolean;
 }
 
 export interface CollectionProps<T extends { id: string }> {
@@ -94,7 +96,8 @@ export function Collection<T extends { id: string }>(p: CollectionProps<T>) {
       {p.empty && p.rows?.length === 0 ? (
         <p>{p.empty}</p>
       ) : (
-        <table>
+        // `cards`: at phone width each row is a card of labelled fields (styles.css), never wider than the screen.
+        <table class="cards">
           <TableHead cols={titles} />
           <tbody>
             {p.rows?.map((r) => {
@@ -106,9 +109,15 @@ export function Collection<T extends { id: string }>(p: CollectionProps<T>) {
                   ) : (
                     <>
                       {p.columns.map((c) => (
-                        <td key={c.title}>{c.cell(r)}</td>
+                        <td key={c.title} data-label={c.title} class={c.wrap ? 'wrap' : undefined}>
+                          {c.cell(r)}
+                        </td>
                       ))}
-                      {p.actions && <td>{p.actions(r)}</td>}
+                      {p.actions && (
+                        <td class="actions-cell">
+                          <div class="actions">{p.actions(r)}</div>
+                        </td>
+                      )}
                     </>
                   )}
                 </tr>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, qs, type Schemas } from '../api';
-import { AreaChart, BarList, type Point } from '../components/charts';
+import { AreaChart, BarChart, BarList, type Point } from '../components/charts';
 import { ErrorNote, Link } from '../components/ui';
 import { useLoad } from '../hooks';
 
@@ -10,7 +10,7 @@ type Totals = Schemas['AnalyticsTotals'];
 /** A video's report or the workspace's: the same buckets, plus retention or the top videos. */
 type Report = Omit<Schemas['VideoAnalytics'], 'video_id' | 'retention'> &
   Partial<Pick<Schemas['VideoAnalytics'], 'retention'>> &
-  Partial<Pick<Schemas['WorkspaceAnalytics'], 'top_videos'>>;
+  Partial<Pick<Schemas['WorkspaceAnalytics'], 'top_videos' | 'top_live_streams' | 'others'>>;
 
 const RANGES: Array<[string, number]> = [
   ['24 hours', 1],
@@ -69,8 +69,10 @@ function Experience({ t }: { t: Totals }) {
     ['Playback failures', t.playback_failures.toLocaleString()],
     ['Rebuffers per minute', t.rebuffer_frequency_per_minute.toFixed(2)],
     ['Time-weighted bitrate', t.time_weighted_bitrate_kbps === null ? '—' : `${Math.round(t.time_weighted_bitrate_kbps).toLocaleString()} kb/s`],
-    ['Upscaling', pct(t.upscale_percentage)],
-    ['Downscaling', pct(t.downscale_percentage)],
+    // Shares of the playback time (0–100 %), and by how much on average (issue 49).
+    ['Upscaling (time)', pct(t.upscale_percentage)],
+    ['Downscaling (time)', pct(t.downscale_percentage)],
+    ['Average upscale', pct(t.upscale_amount_percentage)],
   ];
   return (
     <>
@@ -98,14 +100,33 @@ const tLabel = (iso: string, g: 'hour' | 'day') => {
   return g === 'hour' ? `${String(d.getHours()).padStart(2, '0')}:00` : d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
 };
 
+/** The bucket that holds now (this hour, today) is still filling. */
+const isPartial = (iso: string, g: 'hour' | 'day') => {
+  const start = new Date(iso).getTime();
+  const now = Date.now();
+  return now >= start && now < start + (g === 'hour' ? 3600_000 : 86400_000);
+};
+
 function Series({ r }: { r: Report }) {
-  const views: Point[] = r.series.map((p) => ({ label: tLabel(p.t, r.granularity), value: p.views }));
-  const watch: Point[] = r.series.map((p) => ({ label: tLabel(p.t, r.granularity), value: Math.round((p.watch_time_seconds / 60) * 10) / 10 }));
+  const point = (p: Report['series'][number], value: number): Point => ({ label: tLabel(p.t, r.granularity), value, partial: isPartial(p.t, r.granularity) });
+  const views = r.series.map((p) => point(p, p.views));
+  const watch = r.series.map((p) => point(p, Math.round((p.watch_time_seconds / 60) * 10) / 10));
   return (
     <>
-      <AreaChart title="Views" points={views} unit="views" />
-      <AreaChart title="Watch time (minutes)" points={watch} unit="min" />
+      <BarChart title="Views" points={views} unit="views" />
+      <BarChart title="Watch time (minutes)" points={watch} unit="min" />
     </>
+  );
+}
+
+/** What the figures are as of: the rollup's last cut (views since come with its next run). */
+function AsOf({ r }: { r: Report }) {
+  return (
+    <p class="hint" data-as-of={r.as_of ?? ''}>
+      {r.as_of
+        ? `Figures as of ${new Date(r.as_of).toLocaleTimeString()}; updated about every minute.`
+        : 'Figures computed from the raw events just now.'}
+    </p>
   );
 }
 
@@ -151,6 +172,7 @@ export function VideoAnalyticsPage({ id }: { id: string }) {
         <ErrorNote error={error} />
       ) : (
         <>
+          <AsOf r={r} />
           <Kpis t={r.totals} />
           <Experience t={r.totals} />
           <Series r={r} />
@@ -180,36 +202,70 @@ export function AnalyticsOverviewPage() {
         <ErrorNote error={error} />
       ) : (
         <>
+          <AsOf r={r} />
           <Kpis t={r.totals} />
           <Experience t={r.totals} />
           <Series r={r} />
-          <h2>Top videos</h2>
-          {r.top_videos?.length ? (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Video</th>
-                  <th scope="col" class="num">Views</th>
-                  <th scope="col" class="num">Watch time</th>
-                </tr>
-              </thead>
-              <tbody>
-                {r.top_videos.map((v) => (
-                  <tr key={v.video_id}>
-                    <td>
-                      <Link to={`/videos/${v.video_id}/analytics`}>{v.title ?? v.video_id}</Link>
-                    </td>
-                    <td class="num">{v.views.toLocaleString()}</td>
-                    <td class="num">{hms(v.watch_time_seconds)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          ) : (
-            <p class="muted">No views in this period.</p>
-          )}
+          <TopList r={r} />
           <Breakdowns b={r.breakdowns} />
         </>
+      )}
+    </>
+  );
+}
+
+/**
+ * The top videos and live streams, the rest in one line and the total: the table adds up to the
+ * totals above it (issue 49: 706 views in the totals, three videos of one view in the list).
+ */
+function TopList({ r }: { r: Report }) {
+  const rows = [
+    ...(r.top_videos ?? []).map((v) => ({ key: v.video_id, kind: 'Video', name: <Link to={`/videos/${v.video_id}/analytics`}>{v.title || v.video_id}</Link>, views: v.views, watch: v.watch_time_seconds })),
+    ...(r.top_live_streams ?? []).map((l) => ({ key: l.live_stream_id, kind: 'Live stream', name: <Link to={`/live?stream=${l.live_stream_id}`}>{l.title || l.live_stream_id}</Link>, views: l.views, watch: l.watch_time_seconds })),
+  ].sort((a, b) => b.views - a.views || b.watch - a.watch);
+  const o = r.others;
+  return (
+    <>
+      <h2>Top videos and live streams</h2>
+      {rows.length === 0 ? (
+        <p class="muted">No views in this period.</p>
+      ) : (
+        <table class="top">
+          <thead>
+            <tr>
+              <th scope="col">Video or live stream</th>
+              <th scope="col" class="num">Views</th>
+              <th scope="col" class="num">Watch time</th>
+              <th scope="col">Kind</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((x) => (
+              <tr key={x.key} data-top={x.key}>
+                <td class="wrap">{x.name}</td>
+                <td class="num">{x.views.toLocaleString()}</td>
+                <td class="num">{hms(x.watch)}</td>
+                <td>{x.kind}</td>
+              </tr>
+            ))}
+            {o && o.views > 0 && (
+              <tr data-top="others">
+                <td class="wrap">
+                  Others ({[o.videos ? `${o.videos} video${o.videos === 1 ? '' : 's'}` : '', o.live_streams ? `${o.live_streams} live stream${o.live_streams === 1 ? '' : 's'}` : ''].filter(Boolean).join(', ')})
+                </td>
+                <td class="num">{o.views.toLocaleString()}</td>
+                <td class="num">{hms(o.watch_time_seconds)}</td>
+                <td />
+              </tr>
+            )}
+            <tr data-top="total" class="total">
+              <th scope="row">Total</th>
+              <td class="num">{r.totals.views.toLocaleString()}</td>
+              <td class="num">{hms(r.totals.watch_time_seconds)}</td>
+              <td />
+            </tr>
+          </tbody>
+        </table>
       )}
     </>
   );

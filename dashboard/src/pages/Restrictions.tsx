@@ -58,7 +58,7 @@ export function RestrictionsPage({ role }: { role: Role }) {
               ['Allowed domains', <input name="domains" required placeholder="example.com, *.example.com" />],
               [
                 '',
-                <label>
+                <label class="check">
                   <input type="checkbox" name="no_referrer" defaultChecked /> Allow requests without a Referer
                 </label>,
               ],
@@ -92,7 +92,7 @@ export function RestrictionsPage({ role }: { role: Role }) {
           editing === r.id ? (
             <form class="row" onSubmit={(e) => save(e, r)} aria-label={`Edit ${r.id}`}>
               <input name="domains" defaultValue={r.referrer.allowed_domains.join(', ')} aria-label="Allowed domains" />
-              <label>
+              <label class="check">
                 <input type="checkbox" name="no_referrer" defaultChecked={r.referrer.allow_no_referrer} /> No Referer allowed
               </label>
               <button type="submit">Save</button>
@@ -104,8 +104,9 @@ export function RestrictionsPage({ role }: { role: Role }) {
         }
       >
         {!owner && <p>Restrictions and the defaults are changed by the workspace's owners; as a member you can read them and choose them for your videos.</p>}
+        {defaults.data && <h2 id="workspace-defaults">Workspace defaults</h2>}
         {defaults.data && (
-          <form class="row" aria-label="Workspace defaults" onSubmit={(e) => e.preventDefault()}>
+          <form class="row defaults" aria-label="Workspace defaults" onSubmit={(e) => e.preventDefault()}>
             <label>
               Default restriction
               <select

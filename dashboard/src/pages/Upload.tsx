@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Video } from '../api';
 import { ErrorNote, Link, Progress, StatusBadge } from '../components/ui';
+import { watermarkChoice, WatermarkSelect } from '../components/WatermarkSelect';
 import { bytes } from '../format';
 import { savedUploads, uploadFile } from '../upload';
 
@@ -22,6 +23,7 @@ let nextId = 1;
 export function UploadPage() {
   const [items, setItems] = useState<Item[]>([]);
   const [over, setOver] = useState(false);
+  const [mark, setMark] = useState('');
   const input = useRef<HTMLInputElement>(null);
   const update = (id: number, patch: Partial<Item>) => setItems((all) => all.map((i) => (i.id === id ? { ...i, ...patch } : i)));
   const pending = Object.values(savedUploads());
@@ -37,6 +39,7 @@ export function UploadPage() {
           onVideo: (videoId, resumed, protocol) => update(it.id, { videoId, resumed, protocol }),
         },
         it.abort.signal,
+        watermarkChoice(mark),
       ).then(
         () => update(it.id, { pct: 100, state: 'done' }),
         (error) => update(it.id, { state: it.abort.signal.aborted ? 'cancelled' : 'error', error }),
@@ -57,6 +60,13 @@ export function UploadPage() {
   return (
     <>
       <h1>Upload</h1>
+      <div class="row upload-options">
+        <label>
+          Watermark
+          <WatermarkSelect value={mark} onChange={setMark} />
+        </label>
+        <Link to="/watermarks">Manage watermarks</Link>
+      </div>
       <div
         class={`dropzone${over ? ' over' : ''}`}
         data-testid="dropzone"

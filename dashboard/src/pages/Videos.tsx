@@ -37,6 +37,8 @@ export function VideosPage() {
     () => api<Page<Video>>('GET', `/videos${qs({ ...filters, limit: 20, cursor })}`),
     [filters, cursor],
   );
+  // A search or a filter that finds nothing is "no match"; a library with nothing in it offers the upload.
+  const filtered = Object.values(filters).some(Boolean);
   const busy = !!data?.data.some((v) => v.status === 'processing' || v.status === 'pending_upload');
   usePoll(busy, reload);
 
@@ -67,14 +69,11 @@ export function VideosPage() {
         <button type="submit">Apply</button>
       </form>
       <ErrorNote error={error} />
-      {data && data.data.length === 0 && <p>No videos match.</p>}
+      {data && data.data.length === 0 && (filtered || cursors.length > 1 ? <p>No videos match.</p> : <EmptyLibrary />)}
       <ul class="videos" aria-live="polite">
         {data?.data.map((v) => (
           <li key={v.id} class="video-card" data-video-id={v.id}>
-            <div class="thumb" aria-hidden="true">
-              {/* Private and encrypted videos' images need a token (docs/protection.md): no broken image. */}
-              {v.thumbnail_url && v.visibility !== 'private' && v.encryption !== 'aes-128' ? <img src={v.thumbnail_url} alt="" loading="lazy" /> : <span>{v.status === 'failed' ? '!' : '…'}</span>}
-            </div>
+            <Thumb v={v} />
             <div class="meta">
               <Link to={`/videos/${v.id}`}>{v.title}</Link>
               <div class="sub">
@@ -102,5 +101,38 @@ export function VideosPage() {
         </button>
       </div>
     </>
+  );
+}
+
+/** A new workspace's library: what to do first, rather than "No videos match." (issue 49). */
+function EmptyLibrary() {
+  return (
+    <div class="empty" data-testid="empty-library">
+      <h2>No videos yet</h2>
+      <p>Upload a file (or several) and it plays here within seconds; every format ffmpeg reads is welcome.</p>
+      <Link to="/upload" class="button">
+        Upload your first video
+      </Link>
+    </div>
+  );
+}
+
+const audioOnly = (v: Video) => v.status === 'ready' && !v.width && !v.height;
+
+/**
+ * The video's picture, or what it is instead: private and encrypted videos' images need a token
+ * (docs/protection.md), so they say "Private"; a video not ready says where it is; an audio-only
+ * one says so (issue 49: a grey "…" box told nothing).
+ */
+function Thumb({ v }: { v: Video }) {
+  const locked = v.visibility === 'private' || v.encryption === 'aes-128';
+  const image = v.thumbnail_url && !locked ? <img src={v.thumbnail_url} alt="" loading="lazy" /> : null;
+  const state = v.status !== 'ready' ? STATUSES.find((x) => x.value === v.status)?.label ?? v.status : locked ? (v.visibility === 'private' ? 'Private' : 'Encrypted') : null;
+  const labels = [state, audioOnly(v) ? 'Audio only' : null].filter(Boolean);
+  return (
+    <div class={`thumb${image ? '' : ' thumb-state'}`} aria-hidden="true" data-state={v.status}>
+      {image}
+      {labels.length > 0 && <span class="thumb-label">{labels.join(' · ')}</span>}
+    </div>
   );
 }
