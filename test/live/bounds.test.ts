@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseVideoId } from '../../lib/ids';
-import { type LiveStack, startLiveStack, waitFor } from './helpers';
+import { type LiveStack, startLiveStack, waitFor, waitLive } from './helpers';
 
 const run = promisify(execFile);
 const ffmpeg = process.env.FFMPEG_PATH ?? 'ffmpeg';
@@ -69,10 +69,7 @@ describe('live: input bounds for the whole broadcast (issue 33 rows 3 and 7)', f
     const ls = (await s.post('/v1/live-streams', { reconnect_window: 0, new_video_settings: { visibility: 'public' } }).expect(201)).body;
     const p = pushParts(fs.readFileSync(path.join(dir, 'a.ts')), fs.readFileSync(path.join(dir, 'b.ts')), `${s.rtmpBase}/${ls.stream_key}`);
     try {
-      const active = await waitFor('active', async () => {
-        const r = (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body;
-        return r.status === 'active' && r;
-      }, 60_000);
+      const active = await waitLive(s, ls.id);
       // The 2160p part follows the 360p one in the same MPEG-TS (at its 8 s mark, or at once if
       // the broadcast took longer than that to go active).
       p.more();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type LiveStack, pushRtmp, startLiveStack, waitFor } from './helpers';
+import { type LiveStack, pushRtmp, startLiveStack, waitFor, waitLive } from './helpers';
 
 describe('live: RTMP in, HLS out, recorded', function () {
   this.timeout(120_000);
@@ -35,10 +35,7 @@ describe('live: RTMP in, HLS out, recorded', function () {
     const created = (await s.post('/v1/live-streams', { title: 'show', reconnect_window: 2, new_video_settings: { visibility: 'public', tags: ['live'], mp4_support: 'capped_1080p' } }).expect(201)).body;
     const p = pushRtmp(`${s.rtmpBase}/${created.stream_key}`, { seconds: 30, size: '640x360' });
     try {
-      const active = await waitFor('active', async () => {
-        const r = (await s.get(`/v1/live-streams/${created.id}`).expect(200)).body;
-        return r.status === 'active' && r;
-      });
+      const active = await waitLive(s, created.id);
       assert.ok(active.active_video_id);
       const master = await fetch(created.hls_url);
       assert.equal(master.status, 200);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { closeContexts, sharedBrowser } from '../support/chromium';
-import { hlsPage, type LiveStack, pushRtmp, startLiveStack, waitFor } from './helpers';
+import { hlsPage, type LiveStack, pushRtmp, startLiveStack, waitFor, waitLive } from './helpers';
 
 describe('live: hls.js and Shaka Player in Chromium watch the broadcast', function () {
   this.timeout(200_000);
@@ -26,7 +26,7 @@ describe('live: hls.js and Shaka Player in Chromium watch the broadcast', functi
     const push = pushRtmp(`${s.rtmpBase}/${ls.stream_key}`, { seconds: 180 });
     const tab = await browser.newPage();
     try {
-      await waitFor('active', async () => (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status === 'active', 60_000);
+      await waitLive(s, ls.id);
       await tab.goto(page.url(ls.hls_url));
       await tab
         .waitForFunction(() => (document.getElementById('v') as HTMLVideoElement).currentTime > 2, undefined, { timeout: 60_000 })
@@ -69,7 +69,7 @@ describe('live: hls.js and Shaka Player in Chromium watch the broadcast', functi
     const errors: string[] = [];
     tab.on('pageerror', (e) => errors.push(e.message));
     try {
-      await waitFor('active', async () => (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status === 'active', 60_000);
+      await waitLive(s, ls.id);
       // As in test/audio/browser.test.ts: a page of the API's origin, Shaka from node_modules.
       await tab.goto(`${s.url}/healthz`);
       await tab.setContent('<video id="v" muted autoplay style="width:320px"></video>');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { type Browser, chromium } from 'playwright-core';
 import { buildDashboard } from '../../lib/dashboard/build';
 import { account } from '../dashboard/accounts';
-import { type Edge, type LiveStack, startEdge, startLiveStack, waitFor } from './helpers';
+import { type Edge, type LiveStack, startEdge, startLiveStack, waitFor, waitLive } from './helpers';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // A fake camera (Chromium's test pattern) that getUserMedia grants without asking.
@@ -53,7 +53,7 @@ describe('live: the dashboard goes live from the browser (SPEC §22)', function 
     // The key just shown is already in the studio's form.
     await studio.getByRole('button', { name: 'Go live with the camera' }).click();
     await studio.getByRole('button', { name: /Stop \(live\)/ }).waitFor({ timeout: 30_000 });
-    await waitFor('active', async () => (await s.get(`/v1/live-streams/${id}`).expect(200)).body.status === 'active', 90_000);
+    await waitLive(s, id, { timeoutMs: 90_000 });
     await studio.locator('[data-health="whip"]').waitFor({ timeout: 30_000 });
     // The panel appears with the ingest kind first; the codec and size follow with the edge's first health report.
     const health = await waitFor('health with codec and size', async () => {
@@ -102,10 +102,7 @@ describe('live: the dashboard goes live from the browser (SPEC §22)', function 
     const id = (await studio.getAttribute('data-studio'))!;
     await studio.getByRole('button', { name: 'Go live with the camera' }).click();
     await studio.getByRole('button', { name: /Stop \(live\)/ }).waitFor({ timeout: 30_000 });
-    const active = await waitFor('active', async () => {
-      const r = (await s.get(`/v1/live-streams/${id}`).expect(200)).body;
-      return r.status === 'active' && r;
-    }, 240_000);
+    const active = await waitLive(s, id, { timeoutMs: 240_000 });
     await page.getByText('Preview · WebRTC (WHEP)').waitFor({ timeout: 60_000 });
     await page.waitForFunction((sel) => ((document.querySelector(sel) as HTMLVideoElement)?.videoWidth ?? 0) > 0, `[data-preview="${id}"]`, { timeout: 30_000 });
     // The preview is a connected WHEP session, and not a view.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type Proc, spawnWorker } from '../support/child';
 import { liveWorkflowId } from '../../workflows/live/defs';
-import { type LiveStack, pushRtmp, startLiveStack, waitFor } from './helpers';
+import { type LiveStack, pushRtmp, startLiveStack, waitFor, waitLive } from './helpers';
 
 /** Pollers of the live task queue's activities: a spawned worker is ready once it is one. */
 async function livePollers(s: LiveStack): Promise<number> {
@@ -28,10 +28,7 @@ describe('live: faults mid-broadcast', function () {
     const ls = (await s.post('/v1/live-streams', { reconnect_window: 30 }).expect(201)).body;
     const push = pushRtmp(`${s.rtmpBase}/${ls.stream_key}`, { seconds: 90 });
     try {
-      const active = await waitFor('active', async () => {
-        const r = (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body;
-        return r.status === 'active' && r;
-      }, 60_000);
+      const active = await waitLive(s, ls.id);
       // The worker whose identity (pid@host) holds the session; the other one is its replacement.
       const running = await waitFor('the worker running the session', async () => {
         const d = await s.temporal.workflow.getHandle(liveWorkflowId(ls.id)).describe();
@@ -66,10 +63,7 @@ describe('live: faults mid-broadcast', function () {
     const first = pushRtmp(url, { seconds: 60 });
     let second: ReturnType<typeof pushRtmp> | undefined;
     try {
-      const active = await waitFor('active', async () => {
-        const r = (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body;
-        return r.status === 'active' && r;
-      }, 60_000);
+      const active = await waitLive(s, ls.id);
       await s.ingest.stop();
       await first.done;
       await s.restartIngest();

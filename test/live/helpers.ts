@@ -105,6 +105,23 @@ export function pushRtmp(url: string, o: { seconds: number; size?: string; fps?:
   return { child, done, stop: () => child.kill('SIGINT'), stderr: () => stderr };
 }
 
+/**
+ * Polls a live stream until it reads `status` (active by default) and returns its body. The
+ * default wait is 60 s: a broadcast goes active once every rung has a segment, which a shard
+ * running three suites on two cores can take most of a minute to reach.
+ */
+export async function waitLive(
+  s: Pick<Stack, 'get'>,
+  id: string,
+  o: { status?: string; timeoutMs?: number; key?: string } = {},
+): Promise<Record<string, any>> {
+  const status = o.status ?? 'active';
+  return waitFor(status, async () => {
+    const r = (await s.get(`/v1/live-streams/${id}`, o.key).expect(200)).body;
+    return r.status === status && r;
+  }, o.timeoutMs ?? 60_000);
+}
+
 export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000, everyMs = 250): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseVideoId } from '../../lib/ids';
-import { type LiveStack, pushRtmp, startEdge, startLiveStack, waitFor } from './helpers';
+import { type LiveStack, pushRtmp, startEdge, startLiveStack, waitFor, waitLive } from './helpers';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -62,10 +62,7 @@ describe('live: one hub — RTMP into the Go edge, no node-media-server', functi
     const ls = (await s.post('/v1/live-streams', { reconnect_window: 0, new_video_settings: { visibility: 'public' } }).expect(201)).body;
     const push = pushRtmp(`${s.rtmpBase}/${ls.stream_key}`, { seconds: 60, size: '320x240' });
     try {
-      const active = await waitFor('active', async () => {
-        const r = (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body;
-        return r.status === 'active' && r;
-      }, 60_000);
+      const active = await waitLive(s, ls.id);
       // The edge carries it (its own measure) and the service knows it as an RTMP publisher.
       const seen = await (await fetch(`${s.edge.httpUrl}/streams/${ls.id}`, { headers: s.edge.headers })).json();
       assert.equal(seen.protocol, 'rtmp');
@@ -91,10 +88,7 @@ describe('live: one hub — RTMP into the Go edge, no node-media-server', functi
     const first = pushRtmp(url, { seconds: 60 });
     let second: ReturnType<typeof pushRtmp> | undefined;
     try {
-      const active = await waitFor('active', async () => {
-        const r = (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body;
-        return r.status === 'active' && r;
-      }, 60_000);
+      const active = await waitLive(s, ls.id);
       s.edge.child.kill('SIGKILL');
       await first.done;
       await startEdge(s); // supervised: started again, a new process

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type LiveStack, pushRtmp, startLiveStack, waitFor } from './helpers';
+import { type LiveStack, pushRtmp, startLiveStack, waitFor, waitLive } from './helpers';
 
 describe('live: the S3 storage driver', function () {
   this.timeout(120_000);
@@ -14,10 +14,7 @@ describe('live: the S3 storage driver', function () {
     const ls = (await s.post('/v1/live-streams', { reconnect_window: 5 }).expect(201)).body;
     const push = pushRtmp(`${s.rtmpBase}/${ls.stream_key}`, { seconds: 30 });
     try {
-      const active = await waitFor('active', async () => {
-        const r = (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body;
-        return r.status === 'active' && r;
-      }, 60_000);
+      const active = await waitLive(s, ls.id);
       const media = await (await fetch(ls.hls_url.replace('master.m3u8', 'source/index.m3u8'))).text();
       const seg = /^(seg_\d{6}\.ts)$/m.exec(media)![1];
       const body = await fetch(ls.hls_url.replace('master.m3u8', `source/${seg}`));

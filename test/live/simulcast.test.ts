@@ -7,7 +7,7 @@ import { feedUrl } from '../../lib/live/feed';
 import { startSimulcast } from '../../lib/live/simulcast';
 import { createLogger } from '../../lib/logger';
 import { freePort } from '../support/services';
-import { type LiveStack, pushRtmp, startLiveStack, waitFor } from './helpers';
+import { type LiveStack, pushRtmp, startLiveStack, waitFor, waitLive } from './helpers';
 
 describe('live: simulcast', function () {
   this.timeout(120_000);
@@ -46,7 +46,7 @@ describe('live: simulcast', function () {
     assert.ok(!JSON.stringify(ls).includes('tkey'), 'a target key is shown');
     const push = pushRtmp(`${s.rtmpBase}/${ls.stream_key}`, { seconds: 40 });
     try {
-      await waitFor('active', async () => (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status === 'active', 60_000);
+      await waitLive(s, ls.id);
       const failing = await waitFor('target 2 errored', async () => {
         const r = (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body;
         return r.simulcast_targets[1].status === 'errored' && r;
@@ -96,7 +96,7 @@ describe('live: simulcast', function () {
     };
     let sim: ReturnType<typeof startSimulcast> | undefined;
     try {
-      await waitFor('active', async () => (await s.get(`/v1/live-streams/${ls.id}`, ws.fullKey).expect(200)).body.status === 'active', 60_000);
+      await waitLive(s, ls.id, { key: ws.fullKey });
       const log = createLogger('silent', 'simulcast-test');
       sim = startSimulcast({ config: s.config, db: s.db, log }, ls.id, feedUrl(s.config, ls.id), [{ url: `rtmp://localhost:${port}/app`, stream_key: 'rkey' }], 500, lookup);
       await Promise.race([checked.done, new Promise((_, rej) => setTimeout(() => rej(new Error('the checked address received nothing')), 30_000))]);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { findGo } from '../../ops/go-tools';
 import { repoRoot } from '../../ops/paths';
 import { run } from '../../ops/proc';
-import { type Edge, type LiveStack, pushRtmp, startLiveStack, startEdge, waitFor } from './helpers';
+import { type Edge, type LiveStack, pushRtmp, startEdge, startLiveStack, waitFor, waitLive } from './helpers';
 
 /** `go test ./...` in ingest/, in a process group of its own: `stop()` ends it (and its test binaries) if it still runs. */
 function goTest(go: string): { done: Promise<{ code: number | null; output: string }>; stop: () => void } {
@@ -87,10 +87,7 @@ describe('live: SRT in (the live edge), HLS out, recorded', function () {
     assert.equal(created.ingest.srt_url, `srt://${s.config.live.publicIngestHost}:${s.config.live.srtPort}?streamid=${created.stream_key}`);
     const p = pushRtmp(gw.url(created.stream_key), { seconds: 60 });
     try {
-      const active = await waitFor('active', async () => {
-        const r = (await s.get(`/v1/live-streams/${created.id}`).expect(200)).body;
-        return r.status === 'active' && r;
-      }, 60_000);
+      const active = await waitLive(s, created.id);
       const master = await (await fetch(created.hls_url)).text();
       assert.match(master, /source\/index\.m3u8/, 'the SRT feed is not played as its own rung');
 
@@ -120,7 +117,7 @@ describe('live: SRT in (the live edge), HLS out, recorded', function () {
     const created = (await s.post('/v1/live-streams', { title: 'srt acl', reconnect_window: 0 }).expect(201)).body;
     const p = pushRtmp(gw.url(`#!::r=${created.stream_key},m=publish`), { seconds: 60 });
     try {
-      await waitFor('active', async () => (await s.get(`/v1/live-streams/${created.id}`).expect(200)).body.status === 'active', 60_000);
+      await waitLive(s, created.id);
     } finally {
       p.stop();
     }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type Browser, type Page } from 'playwright-core';
 import { median } from './clock';
-import { type Edge, type LiveStack, pushRtmp, waitFor } from './helpers';
+import { type Edge, type LiveStack, pushRtmp, waitFor, waitLive } from './helpers';
 import { browserRig, type ClockSite } from './rig';
 
 // Debian's Chromium as publisher and viewer (SPEC §22), through the API's public WHIP/WHEP
@@ -130,10 +130,7 @@ describe('live: WebRTC in (WHIP) and out (WHEP), LL-HLS, from Chromium', functio
       assert.ok(location.startsWith(`${s.config.cdnUrl}/live/whip/`), location);
       assert.ok(!location.includes(ls.stream_key), 'the session resource does not carry the key');
 
-      const active = await waitFor('active', async () => {
-        const r = (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body;
-        return r.status === 'active' && r;
-      }, 90_000);
+      const active = await waitLive(s, ls.id, { timeoutMs: 90_000 });
 
       // Stream health from the edge's own measure of the WHIP publisher.
       const health = await waitFor('WHIP health', async () => {
@@ -217,7 +214,7 @@ describe('live: WebRTC in (WHIP) and out (WHEP), LL-HLS, from Chromium', functio
     const ls = (await s.post('/v1/live-streams', { title: 'encrypted low', visibility: 'public', latency_mode: 'low', encryption: 'aes-128', reconnect_window: 0 }).expect(201)).body;
     const push = pushRtmp(`${s.rtmpBase}/${ls.stream_key}`, { seconds: 60 });
     try {
-      await waitFor('active', async () => (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status === 'active', 60_000);
+      await waitLive(s, ls.id);
       await new Promise((r) => setTimeout(r, 3000));
       const master = await (await fetch(ls.hls_url)).text();
       assert.match(master, /^source\/index\.m3u8$/m);

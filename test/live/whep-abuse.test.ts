@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { type Edge, type LiveStack, pushRtmp, startEdge, startLiveStack, waitFor } from './helpers';
+import { type Edge, type LiveStack, pushRtmp, startEdge, startLiveStack, waitFor, waitLive } from './helpers';
 
 // SPEC §22 abuse bounds, as the red team tried them on loopback, through the API's public WHEP
 // endpoint and the real edge: offers rate-limited per client address, sessions that never finish
@@ -43,7 +43,7 @@ describe('live: WHEP abuse bounds (red team, SPEC §22)', function () {
     const ls = (await s.post('/v1/live-streams', { title: 'whep flood', visibility: 'public', reconnect_window: 0 }).expect(201)).body;
     const push = pushRtmp(edge.url(ls.stream_key), { seconds: 120 });
     try {
-      await waitFor('active', async () => (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status === 'active', 60_000);
+      await waitLive(s, ls.id);
       await waitFor('the SRT broadcast on the edge', async () => {
         const r = await fetch(`${edge.httpUrl}/streams/${ls.id}`, { headers: edge.headers });
         return r.status === 200 && ((await r.json()) as { video: unknown }).video;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type Browser, type Page } from 'playwright-core';
 import { clockFfmpeg, median } from './clock';
-import { type Edge, type LiveStack, waitFor } from './helpers';
+import { type Edge, type LiveStack, waitFor, waitLive } from './helpers';
 import { browserRig, type ClockSite } from './rig';
 import { whepIn } from './whep-page';
 
@@ -23,7 +23,7 @@ describe('live: every broadcast plays over WHEP (RTMP into the edge, SRT), in Ch
 
   /** Waits for the broadcast, watches it over WHEP and returns the glass-to-glass samples once the clock advanced 3 s. */
   async function watch(id: string): Promise<{ g2g: number[]; tab: Page }> {
-    await waitFor('active', async () => (await s.get(`/v1/live-streams/${id}`).expect(200)).body.status === 'active', 60_000);
+    await waitLive(s, id);
     const tab = await browser.newPage();
     await tab.goto(`${site.base}/blank`);
     await whepIn(tab, `${s.config.cdnUrl}/live/${id}/whep`);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import request from 'supertest';
-import { type LiveStack, pushRtmp, startLiveStack, waitFor } from '../live/helpers';
+import { type LiveStack, pushRtmp, startLiveStack, waitFor, waitLive } from '../live/helpers';
 import { launchChromium } from '../outputs/helpers';
 import { assertNotFramed, customerSites, iframeOf } from './site';
 
@@ -28,7 +28,7 @@ describe('Live embed protection in a real browser (SPEC §20)', function () {
     const ls = (await s.post('/v1/live-streams', { title: 'framed', reconnect_window: 2, playback_restriction_id: pr.id }).expect(201)).body;
     const push = pushRtmp(`${s.rtmpBase}/${ls.stream_key}`, { seconds: 90 });
     try {
-      await waitFor('active', async () => (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body.status === 'active', 60_000);
+      await waitLive(s, ls.id);
       await waitFor('the live master playlist', async () => (await request(s.url).get(new URL(ls.hls_url).pathname).set('Referer', `${site.allowed}/`)).status === 200);
       const embed = `${ls.embed_url}?autoplay=1`;
       const page = await browser.newPage();

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
-import { type LiveStack, pushRtmp, startLiveStack, waitFor } from '../live/helpers';
+import { type LiveStack, pushRtmp, startLiveStack, waitFor, waitLive } from '../live/helpers';
 import { nowSeconds, secretOf, signToken } from '../playback/helpers';
 
 const run = promisify(execFile);
@@ -72,10 +72,7 @@ describe('Playback protection of live streams (SPEC §20)', function () {
     assert.match(offAir.headers['content-security-policy'], /frame-ancestors 'self' .*\*\.allowed\.example:\*/);
     const p = pushRtmp(`${s.rtmpBase}/${created.stream_key}`, { seconds: 40 });
     try {
-      const active = await waitFor('active', async () => {
-        const r = (await s.get(`/v1/live-streams/${created.id}`).expect(200)).body;
-        return r.status === 'active' && r;
-      });
+      const active = await waitLive(s, created.id);
       // The recording inherits the stream's restriction.
       assert.equal((await s.get(`/v1/videos/${active.active_video_id}`).expect(200)).body.playback_restriction_id, pr.id);
       const master = created.hls_url as string;
@@ -158,7 +155,7 @@ describe('Playback protection of live streams (SPEC §20)', function () {
     // A 480x270 feed (the smallest 16:9 one with a rung below it): the `source` rung and an encoded 240p.
     const p = pushRtmp(`${s.rtmpBase}/${created.stream_key}`, { seconds: 50, size: '480x270' });
     try {
-      await waitFor('active', async () => (await s.get(`/v1/live-streams/${created.id}`).expect(200)).body.status === 'active');
+      await waitLive(s, created.id);
       const mint = async (query: string) => (await s.get(`/v1/playback/${created.id}${query}`).expect(200)).body;
       await s.get(`/v1/playback/${created.id}?ip=nope`).expect(400);
       await s.get(`/v1/playback/${created.id}?playback_restriction_id=pr_${'0'.repeat(32)}`).expect(400);
@@ -216,10 +213,7 @@ describe('Playback protection of live streams (SPEC §20)', function () {
     assert.equal((await s.post('/v1/live-streams', {}).expect(201)).body.encryption, 'none', 'the workspace default is none');
     const p = pushRtmp(`${s.rtmpBase}/${created.stream_key}`, { seconds: 40 });
     try {
-      const active = await waitFor('active', async () => {
-        const r = (await s.get(`/v1/live-streams/${created.id}`).expect(200)).body;
-        return r.status === 'active' && r;
-      });
+      const active = await waitLive(s, created.id);
       const recording = (await s.get(`/v1/videos/${active.active_video_id}`).expect(200)).body;
       assert.equal(recording.encryption, 'aes-128', 'the recording inherits the encryption');
       const rung = await waitFor('the live master playlist', async () => {

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { type Browser, type Page } from 'playwright-core';
 import { markBox } from '../../lib/media/watermark';
 import { clockFfmpeg, median } from '../live/clock';
-import { type Edge, type LiveStack, waitFor } from '../live/helpers';
+import { type Edge, type LiveStack, waitFor, waitLive } from '../live/helpers';
 import { browserRig, type ClockSite } from '../live/rig';
 import { whepIn } from '../live/whep-page';
 import { decodeFrame, isMagenta, pixel, type Frame } from './frames';
@@ -121,7 +121,7 @@ describe('watermarks on live streams: every rendition, the recording and WHEP (S
       let recording = '';
       let rungs: string[] = [];
       try {
-        const active = await waitFor('active', async () => { const r = (await s.get(`/v1/live-streams/${ls.id}`).expect(200)).body; return r.status === 'active' && r; }, 60_000);
+        const active = await waitLive(s, ls.id);
         recording = active.active_video_id;
         // A few segments in: the ladder's newest segment of each rung, and LL-HLS (the same encodes, packaged by the edge).
         await new Promise((r) => setTimeout(r, 3000));
