@@ -32,7 +32,7 @@ describe('Outputs: render amplification is bounded (issue 22)', function () {
     // The same kind of request (a cache miss) with nothing else rendering: the machine's own pace.
     const alone0 = performance.now();
     await cdnGet(s, `/v/${token}/thumbnail.jpg?time=1&width=320`).expect(200);
-    const alone = performance.now() - alone0;
+    const aloneBefore = performance.now() - alone0;
     const t0 = performance.now();
     const burst = Promise.all(burstPaths(target.id).map((p) => cdnGet(s, p).then((r) => ({ r, ms: performance.now() - t0 }))));
     // Once the burst is in: the other tenant's thumbnails, by playback token and by API key.
@@ -45,6 +45,11 @@ describe('Outputs: render amplification is bounded (issue 22)', function () {
     const byToken = await timed(`/v/${token}/thumbnail.jpg?time=3&width=320`);
     const byKey = await timed(`/v/${own.id}/thumbnail.webp?time=5&width=200`, { Authorization: `Bearer ${other.fullKey}` });
     const answers = await burst;
+    // The machine's pace again once the burst is answered: the shard's other suites load it
+    // unevenly, so one measure before the burst can fall in a lull that the burst did not.
+    const after0 = performance.now();
+    await cdnGet(s, `/v/${token}/thumbnail.jpg?time=2&width=320`).expect(200);
+    const alone = Math.max(aloneBefore, performance.now() - after0);
 
     const codes = answers.map(({ r }) => (r.status === 200 ? 200 : `${r.status} ${JSON.parse(r.body.toString()).error.code}`));
     console.log(`      burst answers: ${codes.join(', ')}; last after ${Math.max(...answers.map((a) => a.ms)).toFixed(0)} ms`);
@@ -54,7 +59,8 @@ describe('Outputs: render amplification is bounded (issue 22)', function () {
     assert.equal(byKey.r.status, 200, byKey.r.body.toString());
     assert.equal((await probeBytes(byToken.r.body, 'jpg')).streams[0].width, 320);
     // The issue's bound is 3 s (before: 9.8–11.5 s, 23 s here). Measured 1.1–2.3 s on a busy
-    // 2-core machine; a machine so loaded that one render alone takes over 1.5 s gets twice that.
+    // 2-core machine; a machine so loaded that one render alone (the slower of the measures
+    // before and after the burst) takes over 1.5 s gets twice that.
     const bound = Math.max(3000, 2 * alone);
     assert.ok(byToken.ms <= bound, `key holder's thumbnail took ${byToken.ms.toFixed(0)} ms (token), bound ${bound.toFixed(0)} ms`);
     assert.ok(byKey.ms <= bound, `key holder's thumbnail took ${byKey.ms.toFixed(0)} ms (API key), bound ${bound.toFixed(0)} ms`);
