@@ -183,6 +183,7 @@ describe('Helm chart (deploy/helm/vidhost): lint, render, offline schema validat
     assert.equal(cm.LIVE_WEBRTC_ANNOUNCE, '203.0.113.10');
     assert.equal(cm.LIVE_WEBRTC_UDP_PORT, '8189');
     assert.equal(cm.LIVE_SRT_PORT, '8890');
+    assert.deepEqual([cm.LIVE_WHEP_OFFER_BURST, cm.LIVE_WHEP_OFFERS_PER_SECOND], ['10', '2'], 'the edge’s WHEP offer bucket is a chart value');
     const roles = byKind(objs, 'Deployment').map((d) => podOf(d)!.spec.containers[0].env?.find((e: { name: string }) => e.name === 'WORKER_ROLES')?.value);
     assert.ok(roles.includes('live'), 'the live workers run');
   });
