@@ -175,8 +175,11 @@ export function realtimeCdnRoutes(r: Router, deps: Deps): void {
     // WHEP carries the publisher's own picture: a token capped below it gets HLS only.
     await assertRung(b, 'source');
     const sdp = await readSdp(ctx, 'application/sdp');
-    // SPEC §24: a watermarked stream's viewers get only the marked WebRTC rendition, never the source (503 until it runs).
-    const a = await ask(deps, 'POST', `/whep/${b.liveStreamId}${b.marked ? '?rendition=required' : ''}`, { body: sdp, contentType: 'application/sdp', headers: { [EDGE_CLIENT_HEADER]: clientAddress(ctx) } });
+    // SPEC §24: a watermarked stream's viewers get only the marked WebRTC rendition, never the
+    // source (503 until it runs). With the rendition off (LIVE_WEBRTC_RENDITION=off) none will
+    // come: the edge gives what it can carry of the source (an RTMP/SRT source's video, no AAC).
+    const which = b.marked ? '?rendition=required' : config.live.webrtcRendition ? '' : '?rendition=off';
+    const a = await ask(deps, 'POST', `/whep/${b.liveStreamId}${which}`, { body: sdp, contentType: 'application/sdp', headers: { [EDGE_CLIENT_HEADER]: clientAddress(ctx) } });
     if (a.status === 429 && edgeError(a).code === 'too_many_offers') {
       throw new ApiError(429, 'too_many_whep_offers', 'Too many WHEP offers from this address; retry after Retry-After seconds', undefined, { 'Retry-After': a.headers.get('retry-after') ?? '1' });
     }

@@ -31,23 +31,36 @@ var streamIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 var errRenditionPending = errors.New("the broadcast's WebRTC rendition is starting")
 
 // whepSource is the core stream a WHEP viewer of liveStreamID reads: the rendition when one is
-// being ingested; else the source, unless the source cannot be sent as is (B-frames, a video codec
-// other than H.264) or the service said the rendition is required (a watermarked stream:
-// `?rendition=required`), which are errRenditionPending until the rendition starts.
-func (s *Server) whepSource(liveStreamID string, required bool) (string, error) {
+// being ingested; else the source, unless the source cannot be sent as is (B-frames, a video
+// codec other than H.264, audio other than Opus: a viewer given the source's video alone would
+// stay silent for its whole session, as a viewer never moves to the rendition once it starts)
+// or the service said the rendition is required (a watermarked stream: `rendition` "required"),
+// which are errRenditionPending until the rendition starts. `rendition` "off" (the service makes
+// none, LIVE_WEBRTC_RENDITION=off): the source's carried tracks, its AAC left out.
+func (s *Server) whepSource(liveStreamID string, rendition string) (string, error) {
 	if st := s.reg.Get(core.RenditionID(liveStreamID)); st != nil && webrtcVideo(st.Tracks()) {
 		return core.RenditionID(liveStreamID), nil
 	}
-	if required {
+	if rendition == "required" {
 		return "", errRenditionPending
 	}
 	if st := s.reg.Get(liveStreamID); st != nil {
 		tracks := st.Tracks()
-		if st.Reordered() || (!webrtcVideo(tracks) && hasVideo(tracks)) {
+		if st.Reordered() || (!webrtcVideo(tracks) && hasVideo(tracks)) || (rendition != "off" && uncarriedAudio(tracks)) {
 			return "", errRenditionPending
 		}
 	}
 	return liveStreamID, nil
+}
+
+// uncarriedAudio: an audio track WebRTC cannot carry (an RTMP or SRT source's AAC).
+func uncarriedAudio(tracks []core.Track) bool {
+	for _, t := range tracks {
+		if t.Kind == "audio" && !carried(t) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasVideo(tracks []core.Track) bool {

@@ -65,13 +65,17 @@ func TestRenditionIngestIsServedOverWHEP(t *testing.T) {
 	eventually(t, "the viewer dropped and the stream freed at the ingest's end", 10*time.Second, func() bool { return e.s.Sessions() == 0 && e.reg.Len() == 0 })
 }
 
-// Which stream a WHEP viewer reads: the rendition when it runs; a source with B-frames or HEVC
-// only through one (503 until it starts); an H.264 source without them as is.
+// Which stream a WHEP viewer reads: the rendition when it runs; a source with B-frames, HEVC or
+// AAC audio only through one (503 until it starts); an H.264 source without them as is.
 func TestWHEPSourceChoice(t *testing.T) {
 	e := startEdge(t, nil)
-	publish := func(id string, codec string, reordered bool) {
+	publish := func(id string, codec string, reordered bool, audio ...string) {
 		st := e.reg.Acquire(id)
-		pub := &core.Publisher{Protocol: "rtmp", Tracks: []core.Track{{Kind: "video", Codec: codec}, {Kind: "audio", Codec: "aac"}}}
+		tracks := []core.Track{{Kind: "video", Codec: codec}}
+		for _, a := range audio {
+			tracks = append(tracks, core.Track{Kind: "audio", Codec: a})
+		}
+		pub := &core.Publisher{Protocol: "rtmp", Tracks: tracks}
 		st.Publish(pub)
 		if codec == "h264" {
 			pts := time.Duration(0)
@@ -82,31 +86,37 @@ func TestWHEPSourceChoice(t *testing.T) {
 		}
 	}
 	publish("ls_plain", "h264", false)
-	publish("ls_bframes", "h264", true)
-	publish("ls_hevc", "h265", false)
+	publish("ls_opus", "h264", false, "opus")
+	publish("ls_aac", "h264", false, "aac")
+	publish("ls_bframes", "h264", true, "aac")
+	publish("ls_hevc", "h265", false, "aac")
 	for _, c := range []struct {
-		id       string
-		required bool
-		want     string
-		pending  bool
+		id        string
+		rendition string
+		want      string
+		pending   bool
 	}{
-		{"ls_plain", false, "ls_plain", false},
-		{"ls_plain", true, "", true},
-		{"ls_bframes", false, "", true},
-		{"ls_hevc", false, "", true},
-		{"ls_none", false, "ls_none", false},
+		{"ls_plain", "", "ls_plain", false},
+		{"ls_plain", "required", "", true},
+		{"ls_opus", "", "ls_opus", false},
+		{"ls_aac", "", "", true}, // its video alone would leave the viewer silent
+		{"ls_aac", "off", "ls_aac", false},
+		{"ls_bframes", "", "", true},
+		{"ls_bframes", "off", "", true},
+		{"ls_hevc", "", "", true},
+		{"ls_none", "", "ls_none", false},
 	} {
-		got, err := e.s.whepSource(c.id, c.required)
+		got, err := e.s.whepSource(c.id, c.rendition)
 		if got != c.want || (err == errRenditionPending) != c.pending {
-			t.Fatalf("%s required=%v: %q %v", c.id, c.required, got, err)
+			t.Fatalf("%s rendition=%q: %q %v", c.id, c.rendition, got, err)
 		}
 	}
 	// With a rendition published, every one of them is served from it.
-	for _, id := range []string{"ls_plain", "ls_bframes", "ls_hevc"} {
+	for _, id := range []string{"ls_plain", "ls_aac", "ls_bframes", "ls_hevc"} {
 		st := e.reg.Acquire(core.RenditionID(id))
 		st.Publish(&core.Publisher{Protocol: "rendition", Tracks: []core.Track{{Kind: "video", Codec: "h264"}}})
-		for _, required := range []bool{false, true} {
-			if got, err := e.s.whepSource(id, required); err != nil || got != core.RenditionID(id) {
+		for _, rendition := range []string{"", "required", "off"} {
+			if got, err := e.s.whepSource(id, rendition); err != nil || got != core.RenditionID(id) {
 				t.Fatalf("%s with a rendition: %q %v", id, got, err)
 			}
 		}

@@ -48,7 +48,7 @@ func (s *Server) handleWHEP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	offer = s.screenCandidates(offer)
-	id, err := s.whepSource(r.PathValue("stream"), r.URL.Query().Get("rendition") == "required")
+	id, err := s.whepSource(r.PathValue("stream"), r.URL.Query().Get("rendition"))
 	if err != nil { // rendition.go: the picture must come from a rendition not yet started
 		w.Header().Set("Retry-After", "1")
 		httpapi.Error(w, http.StatusServiceUnavailable, "rendition_pending", err.Error())
