@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"os/exec"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -121,34 +120,4 @@ func TestWHEPSourceChoice(t *testing.T) {
 			}
 		}
 	}
-}
-
-// newViewer is a recvonly peer connection with its offer made (candidates gathered), counting the RTP it gets.
-func newViewer(t *testing.T) (*pion.PeerConnection, *atomic.Int32, *atomic.Int32) {
-	t.Helper()
-	viewer, err := clientAPI().NewPeerConnection(pion.Configuration{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []pion.RTPCodecType{pion.RTPCodecTypeVideo, pion.RTPCodecTypeAudio} {
-		_, _ = viewer.AddTransceiverFromKind(k, pion.RTPTransceiverInit{Direction: pion.RTPTransceiverDirectionRecvonly})
-	}
-	var videoPkts, audioPkts atomic.Int32
-	viewer.OnTrack(func(tr *pion.TrackRemote, _ *pion.RTPReceiver) {
-		for {
-			if _, _, err := tr.ReadRTP(); err != nil {
-				return
-			}
-			if tr.Kind() == pion.RTPCodecTypeVideo {
-				videoPkts.Add(1)
-			} else {
-				audioPkts.Add(1)
-			}
-		}
-	})
-	offer, _ := viewer.CreateOffer(nil)
-	gathered := pion.GatheringCompletePromise(viewer)
-	_ = viewer.SetLocalDescription(offer)
-	<-gathered
-	return viewer, &videoPkts, &audioPkts
 }

@@ -50,31 +50,8 @@ func TestWHIPPublishRepublishesAndFansOutToWHEP(t *testing.T) {
 
 	// A WHEP viewer gets the publisher's video and audio RTP; its joining asks the publisher for a keyframe.
 	plisBefore := p.plis.Load()
-	viewer, err := clientAPI().NewPeerConnection(pion.Configuration{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	viewer, videoPkts, audioPkts := newViewer(t)
 	defer viewer.Close()
-	for _, k := range []pion.RTPCodecType{pion.RTPCodecTypeVideo, pion.RTPCodecTypeAudio} {
-		_, _ = viewer.AddTransceiverFromKind(k, pion.RTPTransceiverInit{Direction: pion.RTPTransceiverDirectionRecvonly})
-	}
-	var videoPkts, audioPkts atomic.Int32
-	viewer.OnTrack(func(tr *pion.TrackRemote, _ *pion.RTPReceiver) {
-		for {
-			if _, _, err := tr.ReadRTP(); err != nil {
-				return
-			}
-			if tr.Kind() == pion.RTPCodecTypeVideo {
-				videoPkts.Add(1)
-			} else {
-				audioPkts.Add(1)
-			}
-		}
-	})
-	offer, _ := viewer.CreateOffer(nil)
-	gathered := pion.GatheringCompletePromise(viewer)
-	_ = viewer.SetLocalDescription(offer)
-	<-gathered
 	res, answer := post(t, e.http.URL+"/whep/ls_test", "application/sdp", viewer.LocalDescription().SDP)
 	if res.StatusCode != http.StatusCreated || !strings.HasPrefix(res.Header.Get("Location"), "/whep/ls_test/") {
 		t.Fatalf("WHEP: %d %s", res.StatusCode, answer)
