@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	pion "github.com/pion/webrtc/v4"
-
 	"github.com/vidhost/vidhost/ingest/config"
 	"github.com/vidhost/vidhost/ingest/core"
 )
@@ -87,21 +85,10 @@ func withCandidates(offer string, cands []string) string {
 func TestWHEPOffersAreRateLimitedPerAddress(t *testing.T) {
 	t.Parallel()
 	e := startEdge(t, func(c *config.Config) { c.ICETimeout = 3 * time.Second })
-	p, res, body := e.publish(t, goodKey)
-	if p == nil {
-		t.Fatalf("WHIP: %d %s", res.StatusCode, body)
-	}
-	eventually(t, "the WHIP source live", 10*time.Second, func() bool {
-		s := e.reg.Get("ls_test")
-		return s != nil && s.Protocol() == "whip"
-	})
-	viewer, _ := clientAPI().NewPeerConnection(pion.Configuration{})
-	_, _ = viewer.AddTransceiverFromKind(pion.RTPCodecTypeVideo, pion.RTPTransceiverInit{Direction: pion.RTPTransceiverDirectionRecvonly})
-	offer, _ := viewer.CreateOffer(nil)
-	_ = viewer.SetLocalDescription(offer)
-	_ = viewer.Close()
+	e.publishLive(t)
+	offer := unansweredOffer(t)
 	whep := func(from string) (*http.Response, string) {
-		req, _ := http.NewRequest(http.MethodPost, e.http.URL+"/whep/ls_test", strings.NewReader(offer.SDP))
+		req, _ := http.NewRequest(http.MethodPost, e.http.URL+"/whep/ls_test", strings.NewReader(offer))
 		req.Header.Set("Content-Type", "application/sdp")
 		req.Header.Set(ClientHeader, from)
 		res, err := http.DefaultClient.Do(req)

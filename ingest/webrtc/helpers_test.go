@@ -286,6 +286,35 @@ func newViewer(t *testing.T) (*pion.PeerConnection, *atomic.Int32, *atomic.Int32
 	return viewer, &videoPkts, &audioPkts
 }
 
+// publishLive publishes on goodKey (a failure is the test's) and waits for ls_test to be live in the core over WHIP.
+func (e *edge) publishLive(t *testing.T) *testPublisher {
+	t.Helper()
+	p, res, body := e.publish(t, goodKey)
+	if p == nil {
+		t.Fatalf("WHIP: %d %s", res.StatusCode, body)
+	}
+	eventually(t, "the WHIP source live", 10*time.Second, e.whipLive)
+	return p
+}
+
+// whipLive: ls_test is in the core, published over WHIP.
+func (e *edge) whipLive() bool {
+	s := e.reg.Get("ls_test")
+	return s != nil && s.Protocol() == "whip"
+}
+
+// unansweredOffer is a recvonly (video) viewer's offer, made before any candidate is gathered; the
+// viewer is closed at once, so a WHEP session set up from the offer never completes ICE.
+func unansweredOffer(t *testing.T) string {
+	t.Helper()
+	viewer, _ := clientAPI().NewPeerConnection(pion.Configuration{})
+	_, _ = viewer.AddTransceiverFromKind(pion.RTPCodecTypeVideo, pion.RTPTransceiverInit{Direction: pion.RTPTransceiverDirectionRecvonly})
+	offer, _ := viewer.CreateOffer(nil)
+	_ = viewer.SetLocalDescription(offer)
+	_ = viewer.Close()
+	return offer.SDP
+}
+
 // publish POSTs a publisher's offer; on 201 it sends the test media in real time, looping, until stopped.
 func (e *edge) publish(t *testing.T, key string) (*testPublisher, *http.Response, string) {
 	t.Helper()

@@ -226,30 +226,19 @@ func TestWHEPViewersAreBounded(t *testing.T) {
 	if e.cfg.WHEPMaxViewers != 200 {
 		t.Fatalf("default LIVE_WHEP_MAX_VIEWERS %d", e.cfg.WHEPMaxViewers)
 	}
-	p, res, body := e.publish(t, goodKey)
-	if p == nil {
-		t.Fatalf("WHIP: %d %s", res.StatusCode, body)
-	}
-	eventually(t, "the WHIP source live", 10*time.Second, func() bool {
-		s := e.reg.Get("ls_test")
-		return s != nil && s.Protocol() == "whip"
-	})
-	viewer, _ := clientAPI().NewPeerConnection(pion.Configuration{})
-	defer viewer.Close()
-	_, _ = viewer.AddTransceiverFromKind(pion.RTPCodecTypeVideo, pion.RTPTransceiverInit{Direction: pion.RTPTransceiverDirectionRecvonly})
-	offer, _ := viewer.CreateOffer(nil)
-	_ = viewer.SetLocalDescription(offer)
+	p := e.publishLive(t)
+	offer := unansweredOffer(t)
 	start := time.Now()
 	var locations []string
 	for i := range 200 {
-		res, body := post(t, e.http.URL+"/whep/ls_test", "application/sdp", offer.SDP)
+		res, body := post(t, e.http.URL+"/whep/ls_test", "application/sdp", offer)
 		if res.StatusCode != http.StatusCreated {
 			t.Fatalf("viewer %d: %d %s", i+1, res.StatusCode, body)
 		}
 		locations = append(locations, res.Header.Get("Location"))
 	}
 	t.Logf("200 WHEP sessions set up in %v", time.Since(start))
-	if res, body := post(t, e.http.URL+"/whep/ls_test", "application/sdp", offer.SDP); res.StatusCode != http.StatusTooManyRequests || errorCode(body) != "too_many_viewers" {
+	if res, body := post(t, e.http.URL+"/whep/ls_test", "application/sdp", offer); res.StatusCode != http.StatusTooManyRequests || errorCode(body) != "too_many_viewers" {
 		t.Fatalf("viewer 201: %d %s", res.StatusCode, body)
 	}
 	for _, l := range locations[:100] {
@@ -338,10 +327,7 @@ func TestSilentPublisherIsDroppedWhenICEFails(t *testing.T) {
 			}
 		}
 	}()
-	eventually(t, "the publisher live", 10*time.Second, func() bool {
-		s := e.reg.Get("ls_test")
-		return s != nil && s.Protocol() == "whip"
-	})
+	eventually(t, "the publisher live", 10*time.Second, e.whipLive)
 	udp.Close() // the publisher's network is gone: no DTLS close, no DELETE
 	start := time.Now()
 	eventually(t, "the silent publisher dropped", 20*time.Second, func() bool { return e.s.Sessions() == 0 })
@@ -356,20 +342,9 @@ func TestSilentPublisherIsDroppedWhenICEFails(t *testing.T) {
 func TestWHEPViewerThatNeverCompletesICEIsFreed(t *testing.T) {
 	t.Parallel()
 	e := startEdge(t, func(c *config.Config) { c.ICETimeout = time.Second })
-	p, res, body := e.publish(t, goodKey)
-	if p == nil {
-		t.Fatalf("WHIP: %d %s", res.StatusCode, body)
-	}
-	eventually(t, "the WHIP source live", 10*time.Second, func() bool {
-		s := e.reg.Get("ls_test")
-		return s != nil && s.Protocol() == "whip"
-	})
-	viewer, _ := clientAPI().NewPeerConnection(pion.Configuration{})
-	_, _ = viewer.AddTransceiverFromKind(pion.RTPCodecTypeVideo, pion.RTPTransceiverInit{Direction: pion.RTPTransceiverDirectionRecvonly})
-	offer, _ := viewer.CreateOffer(nil)
-	_ = viewer.SetLocalDescription(offer)
-	_ = viewer.Close() // its offer is posted, its answer never applied
-	if res, body := post(t, e.http.URL+"/whep/ls_test", "application/sdp", offer.SDP); res.StatusCode != http.StatusCreated {
+	e.publishLive(t)
+	offer := unansweredOffer(t) // its offer is posted, its answer never applied
+	if res, body := post(t, e.http.URL+"/whep/ls_test", "application/sdp", offer); res.StatusCode != http.StatusCreated {
 		t.Fatalf("WHEP: %d %s", res.StatusCode, body)
 	}
 	if got := e.reg.Get("ls_test").Readers(); got != 1 {
@@ -430,10 +405,7 @@ func TestAPublisherWithoutKeyframesIsAskedForThem(t *testing.T) {
 			}
 		}
 	}()
-	eventually(t, "the publisher live", 10*time.Second, func() bool {
-		s := e.reg.Get("ls_test")
-		return s != nil && s.Protocol() == "whip"
-	})
+	eventually(t, "the publisher live", 10*time.Second, e.whipLive)
 	start := plis.Load()
 	time.Sleep(5 * time.Second)
 	if got := plis.Load() - start; got < 4 {
