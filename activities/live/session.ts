@@ -96,7 +96,7 @@ export function liveSessionActivities(deps: ActivityDeps) {
         const args = liveFfmpegArgs({
           input: url, dir, rungs, startNumbers: next, segmentSeconds, gopSeconds: low ? config.live.lowLatencyGopSeconds : segmentSeconds,
           preset: config.live.x264Preset, hasAudio: info.audioCodec !== null, llhls, llhlsHeaders: edgeHeaderLines(config), meter: true, inputHeaders: feedHeaders(config),
-          mark: local?.mark, webrtc,
+          mark: local?.mark, webrtc, fps: info.fps,
         });
         const meter = new FeedMeter();
         const ff = await startLiveFfmpeg(config, args, url, dir, (c) => meter.push(c), local?.readOnly);

@@ -54,6 +54,20 @@ export function planLiveLadder(f: FeedInfo, opts: { passthrough: boolean; marked
   return rungs.sort((a, b) => b.height - a.height);
 }
 
+/**
+ * The encoded rungs' frame rate (`-r`, constant): the feed's probed average rate when it is a
+ * camera's (1–60 fps; 29.97 and 59.94 as their exact fractions), else 30. Without it ffmpeg
+ * takes the input's guessed rate (tbr), which for a WebRTC source whose frames arrive unevenly
+ * (a loaded machine, a browser's encoder) can be its 90 kHz clock: ffmpeg then duplicated each
+ * frame thousands of times to fill 90,000 fps, spent its CPU on copies, cut no segment for minutes
+ * and the broadcast never went active.
+ */
+export function liveOutputRate(fps: number | null | undefined): string {
+  if (!fps || !(fps >= 1) || fps > 60.5) return '30';
+  for (const [n, d] of [[24000, 1001], [30000, 1001], [60000, 1001]]) if (Math.abs(fps - n / d) < 0.005) return `${n}/${d}`;
+  return String(Math.round(fps * 1000) / 1000);
+}
+
 /** ffmpeg/ffprobe input options for the edge's feed: http over tcp, the MPEG-TS demuxer only, its credential. */
 export function feedInputArgs(headers?: string): string[] {
   // 1 s of analysis (ffmpeg's default is 5 s): the feed starts on a keyframe with its tracks
@@ -90,10 +104,13 @@ export function liveFfmpegArgs(o: {
   webrtc?: WebrtcRendition;
   /** HTTP headers of the input's GET (the edge's credential for `GET /feed/{ls}`, lib/live/feed.ts). */
   inputHeaders?: string;
+  /** The feed's probed frame rate (FeedInfo.fps): the encoded outputs' constant rate (liveOutputRate). */
+  fps?: number | null;
 }): string[] {
   // The input: the live edge's feed of the broadcast (MPEG-TS over HTTP), nothing else.
   const args = ['-hide_banner', '-loglevel', 'warning', '-nostats', ...feedInputArgs(o.inputHeaders), '-i', o.input];
   const gop = o.gopSeconds ?? o.segmentSeconds;
+  const rate = ['-fps_mode', 'cfr', '-r', liveOutputRate(o.fps)];
   const hlsOpts = (name: string): Array<[string, string]> => [
     ['hls_time', String(o.segmentSeconds)],
     ['hls_list_size', '30'],
@@ -116,7 +133,7 @@ export function liveFfmpegArgs(o: {
     }
     const e = r.encode;
     args.push(
-      '-c:v', 'libx264', '-preset', o.preset, '-tune', 'zerolatency', '-pix_fmt', 'yuv420p',
+      '-c:v', 'libx264', '-preset', o.preset, '-tune', 'zerolatency', '-pix_fmt', 'yuv420p', ...rate,
       '-vf', markedFilter({ chain: `scale=${r.width}:${r.height}`, frame: r, mark: o.mark }),
       '-b:v', String(e.videoBitrate), '-maxrate', String(e.maxrate), '-bufsize', String(e.bufsize),
       '-force_key_frames', `expr:gte(t,n_forced*${gop})`, '-sc_threshold', '0',
@@ -124,7 +141,7 @@ export function liveFfmpegArgs(o: {
     if (o.hasAudio) args.push('-c:a', 'aac', '-b:a', String(e.audioBitrate), '-ac', '2');
     args.push(...output(r.name));
   }
-  if (o.webrtc) args.push(...webrtcOutputArgs({ ...o.webrtc, hasAudio: o.hasAudio, preset: o.preset, mark: o.mark, headers: o.llhlsHeaders }));
+  if (o.webrtc) args.push(...webrtcOutputArgs({ ...o.webrtc, hasAudio: o.hasAudio, preset: o.preset, mark: o.mark, headers: o.llhlsHeaders, rate }));
   if (o.meter) {
     args.push('-map', '0:v:0');
     if (o.hasAudio) args.push('-map', '0:a:0');

@@ -48,11 +48,11 @@ export function planWebrtcRendition(f: FeedInfo, url: string): WebrtcRendition {
 }
 
 /** The output's ffmpeg arguments (after the ladder's, in the same command: one decode). */
-export function webrtcOutputArgs(o: WebrtcRendition & { hasAudio: boolean; preset: string; mark?: Mark | null; headers?: string }): string[] {
+export function webrtcOutputArgs(o: WebrtcRendition & { hasAudio: boolean; preset: string; mark?: Mark | null; headers?: string; rate?: string[] }): string[] {
   const args = ['-map', '0:v:0'];
   if (o.hasAudio) args.push('-map', '0:a:0');
   args.push(
-    '-c:v', 'libx264', '-preset', o.preset, '-tune', 'zerolatency', '-profile:v', 'baseline', '-bf', '0', '-pix_fmt', 'yuv420p',
+    '-c:v', 'libx264', '-preset', o.preset, '-tune', 'zerolatency', '-profile:v', 'baseline', '-bf', '0', '-pix_fmt', 'yuv420p', ...(o.rate ?? []),
     '-vf', markedFilter({ chain: `scale=${o.width}:${o.height}`, frame: o, mark: o.mark }),
     '-b:v', String(o.videoBitrate), '-maxrate', String(o.videoBitrate), '-bufsize', String(Math.round(o.videoBitrate / 2)),
     '-force_key_frames', `expr:gte(t,n_forced*${GOP_SECONDS})`, '-sc_threshold', '0',

@@ -4,7 +4,7 @@ import { prefixUris } from '../../api/cdn/lowlatency';
 import { FeedMeter, healthWarnings } from '../../lib/live/health';
 import { parseCheckBody, startKeyCheckServer } from '../../lib/live/key-check';
 import { hashStreamKey, newStreamKey, STREAM_KEY_RE } from '../../lib/live/keys';
-import { type FeedInfo, liveFfmpegArgs, outOfBounds, planLiveLadder } from '../../lib/live/ladder';
+import { type FeedInfo, liveFfmpegArgs, liveOutputRate, outOfBounds, planLiveLadder } from '../../lib/live/ladder';
 import { livePlaylist, masterPlaylist, parseLocalPlaylist, vodPlaylist } from '../../lib/live/playlists';
 
 const feed = (o: Partial<FeedInfo> = {}): FeedInfo => ({ videoCodec: 'h264', audioCodec: 'aac', width: 1280, height: 720, fps: 30, bitrate: 4_000_000, ...o });
@@ -49,6 +49,19 @@ describe('live: pure parts', () => {
     assert.equal(args.filter((a) => a === 'hls').length, 3);
     assert.ok(args.includes('/w/source/seg_%06d.ts'));
     assert.equal(args[args.indexOf('-start_number') + 1], '7');
+  });
+
+  it('encoded rungs run at a constant, sane frame rate: never the input’s guessed 90 kHz (a WebRTC source on a loaded machine)', () => {
+    assert.equal(liveOutputRate(15.02), '15.02');
+    assert.equal(liveOutputRate(29.97), '30000/1001');
+    assert.equal(liveOutputRate(60), '60');
+    for (const bad of [90000, 0, null, undefined, Number.NaN, 0.5]) assert.equal(liveOutputRate(bad), '30', String(bad));
+    const rungs = planLiveLadder(feed(), { passthrough: true });
+    const webrtc = { url: 'http://edge/webrtc/ls_x/ingest', width: 640, height: 360, videoBitrate: 800_000 };
+    const args = liveFfmpegArgs({ input: 'http://edge:8889/feed/ls_x', dir: '/w', rungs, startNumbers: {}, segmentSeconds: 2, preset: 'veryfast', hasAudio: true, fps: 90000, webrtc });
+    // Each encoded output (the two rungs below the source, the WebRTC rendition) has its own; the copied source none.
+    const rates = args.flatMap((a, i) => (a === '-r' ? [`${args[i - 2]} ${args[i - 1]} ${args[i + 1]}`] : []));
+    assert.deepEqual(rates, ['-fps_mode cfr 30', '-fps_mode cfr 30', '-fps_mode cfr 30']);
   });
 
   it('live playlists slide with sequence numbers and program date times; VOD playlists end', () => {
