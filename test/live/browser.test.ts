@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { closeContexts, sharedBrowser } from '../support/chromium';
-import { hlsPage, type LiveStack, pushRtmp, startLiveStack, waitFor, waitLive } from './helpers';
+import { diagnoseLive, hlsPage, type LiveStack, pushRtmp, startLiveStack, waitFor, waitLive } from './helpers';
 
 describe('live: hls.js and Shaka Player in Chromium watch the broadcast', function () {
   this.timeout(200_000);
@@ -12,6 +12,9 @@ describe('live: hls.js and Shaka Player in Chromium watch the broadcast', functi
   before(async () => {
     [s, browser] = await Promise.all([startLiveStack(), sharedBrowser()]);
     page = await hlsPage(s.url);
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && s) console.log(`edge log:\n${s.edge.log().slice(-3000)}\nlive:\n${await diagnoseLive(s, s.edge)}`);
   });
   after(async () => {
     await closeContexts(browser);

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '../../lib/logger';
@@ -284,4 +284,29 @@ export async function spawnEdge(env: NodeJS.ProcessEnv = {}): Promise<EdgeProces
       await exited;
     },
   };
+}
+
+/**
+ * What a failed live test leaves for its reader (a test's hook prints it): the last streams made,
+ * each with its status, what the edge sees of it (publisher, fps, bitrate, feed readers), the
+ * segments its recording has per rung, and the session ffmpegs' age and CPU time. A broadcast
+ * that never went active on a loaded shard tells there whether the source, the encoder or the
+ * upload stalled.
+ */
+export async function diagnoseLive(s: Pick<Stack, 'db'>, edge?: { httpUrl: string; headers: Record<string, string> }): Promise<string> {
+  const out: string[] = [];
+  try {
+    const streams = await s.db('live_streams').orderBy('created_at', 'desc').limit(3).select('id', 'status');
+    for (const ls of streams) {
+      const health = edge ? await fetch(`${edge.httpUrl}/streams/${ls.id}`, { headers: edge.headers, signal: AbortSignal.timeout(3000) }).then((r) => r.text()).catch((e: Error) => e.message) : '';
+      const video = await s.db('videos').where({ live_stream_id: ls.id }).orderBy('created_at', 'desc').first('id', 'status');
+      const segs = video ? await s.db('live_segments').where({ video_id: video.id }).groupBy('rung').select('rung', s.db.raw('count(*)::int as n')) : [];
+      out.push(`${ls.id} ${ls.status}; recording ${video?.status ?? 'none'}; segments ${JSON.stringify(segs)}; edge ${health.slice(0, 800)}`);
+    }
+  } catch (err) {
+    out.push(`(no diagnosis: ${(err as Error).message})`);
+  }
+  const ps = spawnSync('ps', ['-eo', 'pid,etime,time,args', '--sort=-time'], { encoding: 'utf8' }).stdout ?? '';
+  out.push(...ps.split('\n').filter((l) => /ffmpeg .*(feed|live)/.test(l)).map((l) => l.slice(0, 300)));
+  return out.join('\n');
 }

@@ -1,7 +1,7 @@
 import { type Browser, chromium } from 'playwright-core';
 import type { StackOptions } from '../support/stack';
 import { clockSite } from './clock';
-import { type Edge, type LiveStack, startEdge, startLiveStack } from './helpers';
+import { diagnoseLive, type Edge, type LiveStack, startEdge, startLiveStack } from './helpers';
 
 /** Debian's Chromium, able to publish (fake camera, no prompt) and to play without a gesture. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -34,8 +34,10 @@ export function browserRig(opts: StackOptions = {}): BrowserRig {
       clockSite(rig.s.url),
     ]);
   });
-  afterEach(function () {
-    if (this.currentTest?.state === 'failed') console.log(`edge log:\n${rig.edge?.log().slice(-4000)}`);
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed') return;
+    console.log(`edge log:\n${rig.edge?.log().slice(-4000)}`);
+    if (rig.s) console.log(`live:\n${await diagnoseLive(rig.s, rig.edge)}`);
   });
   after(async () => {
     await rig.browser?.close();
