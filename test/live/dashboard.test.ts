@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { type Browser, chromium } from 'playwright-core';
 import { buildDashboard } from '../../lib/dashboard/build';
 import { account } from '../dashboard/accounts';
-import { type Edge, type LiveStack, startEdge, startLiveStack, waitFor, waitLive } from './helpers';
+import { diagnoseLive, type Edge, type LiveStack, startEdge, startLiveStack, waitFor, waitLive } from './helpers';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // A fake camera (Chromium's test pattern) that getUserMedia grants without asking.
@@ -24,6 +24,7 @@ describe('live: the dashboard goes live from the browser (SPEC §22)', function 
     if (this.currentTest?.state !== 'failed') return;
     console.log(`edge log:\n${edge?.log().slice(-3000)}`);
     console.log(JSON.stringify(await s.db('live_streams').select('id', 'status', 'last_disconnect_reason', 'active_video_id', 'encoder_session', 'broadcast_reserved_at', 'publish_ended_at')));
+    console.log(`live:\n${await diagnoseLive(s, edge)}`);
   });
   after(async () => {
     await browser?.close();
@@ -53,14 +54,19 @@ describe('live: the dashboard goes live from the browser (SPEC §22)', function 
     // The key just shown is already in the studio's form.
     await studio.getByRole('button', { name: 'Go live with the camera' }).click();
     await studio.getByRole('button', { name: /Stop \(live\)/ }).waitFor({ timeout: 30_000 });
-    await waitLive(s, id, { timeoutMs: 90_000 });
+    const active = await waitLive(s, id, { timeoutMs: 90_000 });
+    // The ladder is planned from the first picture the live worker probes: the studio keeps the
+    // camera's size from its first frame (issue 46: Chromium began at 320×180 and the whole
+    // recording stayed 180p). The studio asks 1280×720 of Chromium's fake camera.
+    const rungs = (await s.get(`/v1/videos/${active.active_video_id}`).expect(200)).body.renditions as Array<{ height: number }>;
+    assert.equal(Math.max(...rungs.map((r) => r.height)), 720, JSON.stringify(rungs));
     await studio.locator('[data-health="whip"]').waitFor({ timeout: 30_000 });
     // The panel appears with the ingest kind first; the codec and size follow with the edge's first health report.
     const health = await waitFor('health with codec and size', async () => {
       const text = (await studio.locator('[data-health]').textContent()) ?? '';
       return /WHIP · h264 \d+×\d+/i.test(text) && text;
     }, 30_000);
-    assert.match(health, /WHIP · h264 \d+×\d+/i);
+    assert.match(health, /WHIP · h264 1280×720/i);
     await page.getByText('Preview · WebRTC (WHEP)').waitFor({ timeout: 30_000 });
     await page.waitForFunction((sel) => ((document.querySelector(sel) as HTMLVideoElement)?.videoWidth ?? 0) > 0, `[data-preview="${id}"]`, { timeout: 30_000 });
     await studio.getByRole('button', { name: /Stop/ }).click();

@@ -8,6 +8,22 @@ type LiveStream = Schemas['LiveStream'];
 type Health = NonNullable<LiveStream['health']>;
 
 /**
+ * Asks the browser to keep the camera's size and lower the frame rate or quality instead.
+ * Chromium starts a WebRTC send at a low bitrate estimate and, by default, at 320×180, growing as
+ * the estimate does; the live worker plans the broadcast's ladder from the first picture it
+ * probes, so the whole recording stayed at 180p (issue 46).
+ */
+async function keepResolution(sender: RTCRtpSender): Promise<void> {
+  try {
+    const p = sender.getParameters() as RTCRtpSendParameters & { degradationPreference?: string };
+    p.degradationPreference = 'maintain-resolution';
+    await sender.setParameters(p);
+  } catch {
+    // A browser without the setting sends what it sends; the broadcast goes on.
+  }
+}
+
+/**
  * SPEC §22 on the Live page: one stream's ingest URLs (RTMP, SRT, WHIP), a live preview (WHEP for a
  * WebRTC broadcast, else the HLS ladder — LL-HLS in low mode — in hls.js), its stream health while
  * active, its audience (components/LiveAudience.tsx), and "Go live from this browser" (camera or screen share over WHIP, reconnecting).
@@ -234,6 +250,7 @@ function GoLive({ ls, streams, streamKey }: { ls: LiveStream; streams: LiveStrea
           const h264 = codecs.filter((c) => /h264/i.test(c.mimeType) && /packetization-mode=1/.test(c.sdpFmtpLine ?? ''));
           if (h264.length) tr.setCodecPreferences(h264);
         }
+        if (track.kind === 'video') void keepResolution(tr.sender);
       }
       const again = () => {
         if (stopped || retry) return;
@@ -279,6 +296,8 @@ function GoLive({ ls, streams, streamKey }: { ls: LiveStream; streams: LiveStrea
         admitted = true;
         location = new URL(res.headers.get('Location')!, ls.ingest.whip_url).href;
         await pc.setRemoteDescription({ type: 'answer', sdp: await res.text() });
+        // Again once negotiated: a browser may refuse the setting before.
+        for (const t of pc.getTransceivers()) if (t.sender.track?.kind === 'video') await keepResolution(t.sender);
       } catch (err) {
         setError((err as Error).message);
         // A wrong key or a stream that is busy will not get better by retrying.
