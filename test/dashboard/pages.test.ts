@@ -181,10 +181,12 @@ describe('Dashboard: every page at 1366 and 390 px (issue 49)', function () {
     const page = await ctxs.desktop.newPage();
     await page.goto(`${s.url}/dashboard/live`);
     const cell = page.locator(`tr[data-live-id="${ids.ls}"] [data-recordings]`);
-    const link = cell.getByRole('link').first();
-    await link.waitFor();
     const rec = (await s.get(`/v1/live-streams/${ids.ls}`).expect(200)).body.recent_video_ids[0];
     const video = (await s.get(`/v1/videos/${rec}`).expect(200)).body;
+    // The link reads "Recording" until the recording's own read answers (on a loaded shard, after
+    // the row is drawn): wait for its title.
+    const link = cell.getByRole('link', { name: video.title });
+    await link.waitFor();
     assert.equal(await link.getAttribute('href'), `/dashboard/videos/${rec}`);
     assert.equal((await link.textContent())!.trim(), video.title);
     assert.match((await cell.textContent())!, /\d{1,2}:\d{2}/, 'a start time');
