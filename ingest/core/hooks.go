@@ -31,8 +31,10 @@ func newHookQueue(h Hooks) *hookQueue {
 	return q
 }
 
+// A rendition (the live worker's own output) is no encoder: the service is not told of it (its
+// hooks answered 400 for the session it does not have).
 func (q *hookQueue) connected(s *Stream, p *Publisher) {
-	if q == nil {
+	if q == nil || isRendition(s.ID) {
 		return
 	}
 	id, session, protocol := s.ID, p.Session, p.Protocol
@@ -49,7 +51,7 @@ func (q *hookQueue) connected(s *Stream, p *Publisher) {
 }
 
 func (q *hookQueue) disconnected(s *Stream, p *Publisher, reason string) {
-	if q == nil {
+	if q == nil || isRendition(s.ID) {
 		return
 	}
 	id, session := s.ID, p.Session

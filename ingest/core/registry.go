@@ -1,6 +1,9 @@
 package core
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // Registry holds the Streams by live stream id; a Stream lives while something uses it.
 type Registry struct {
@@ -69,4 +72,9 @@ func (r *Registry) Len() int {
 
 // RenditionID is the stream a live stream's WebRTC rendition is published to
 // (webrtc/rendition.go): a key no live stream id takes (ids have no slash).
-func RenditionID(liveStreamID string) string { return liveStreamID + "/webrtc" }
+func RenditionID(liveStreamID string) string { return liveStreamID + renditionSuffix }
+
+const renditionSuffix = "/webrtc"
+
+// isRendition: the stream is a WebRTC rendition (the service's own output, not an encoder's).
+func isRendition(id string) bool { return strings.HasSuffix(id, renditionSuffix) }
