@@ -26,9 +26,12 @@ describe('URL import', function () {
     let flakyHits = 0;
     let slowClosed: Promise<void>;
     let markSlowClosed: () => void;
+    let slowOpened: Promise<void>;
+    let markSlowOpened: () => void;
     before(async function () {
       this.timeout(120_000);
       slowClosed = new Promise((r) => (markSlowClosed = r));
+      slowOpened = new Promise((r) => (markSlowOpened = r));
       s = await startStack({ env: { MAX_UPLOAD_BYTES: String(3 * 1024 * 1024) } });
       const server = await serve({
         '/media/clip.mp4': sendFile(clip),
@@ -48,6 +51,7 @@ describe('URL import', function () {
           sendFile(clip)(req, res);
         },
         '/slow.mp4': (req, res) => {
+          markSlowOpened();
           res.writeHead(200, { 'content-type': 'video/mp4' });
           res.write(Buffer.concat([ftypHeader(), Buffer.alloc(64 * 1024)]));
           const timer = setInterval(() => res.write(Buffer.alloc(16 * 1024)), 200);
@@ -135,7 +139,10 @@ describe('URL import', function () {
     it('deleting during the download aborts it and removes the video', async () => {
       const r = await importUrl(s, `${origin}/slow.mp4`);
       const id = r.body.data.video_id;
-      await new Promise((res) => setTimeout(res, 1500));
+      // The download is under way (on a loaded shard the import activity can start seconds after
+      // the request: a delete before it would leave no download to abort).
+      await slowOpened;
+      await new Promise((res) => setTimeout(res, 500));
       assert.equal((await s.get(`/v1/videos/${id}`)).body.status, 'processing');
       assert.equal((await s.del(`/v1/videos/${id}`)).status, 204);
       await slowClosed;
