@@ -63,7 +63,7 @@ describe('live: input bounds for the whole broadcast (issue 33 rows 3 and 7)', f
   });
 
   const disconnectedEvent = (id: string) =>
-    waitFor('live_stream.disconnected', () => s.db('events').where({ type: 'live_stream.disconnected' }).whereRaw(`payload->'data'->'live_stream'->>'id' = ?`, [id]).first(), 30_000);
+    waitFor('live_stream.disconnected', () => s.db('events').where({ type: 'live_stream.disconnected' }).whereRaw(`payload->'data'->'live_stream'->>'id' = ?`, [id]).first(), 60_000);
 
   it('drops a feed that switches from 360p to 2160p mid-stream; nothing past the bounds reaches the recording', async () => {
     const ls = (await s.post('/v1/live-streams', { reconnect_window: 0, new_video_settings: { visibility: 'public' } }).expect(201)).body;
