@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { buildDashboard } from '../../lib/dashboard/build';
 import { account } from '../dashboard/accounts';
 import { diagnoseLive, type Edge, type LiveStack, startEdge, startLiveStack, waitFor, waitLive } from './helpers';
@@ -32,21 +32,26 @@ describe('live: the dashboard goes live from the browser (SPEC §22)', function 
     await s?.close();
   });
 
-  it('shows RTMP, SRT and WHIP beside each other, publishes the camera over WHIP, then shows health and a WHEP preview', async () => {
-    const page = await browser.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
+  /** Signs in, creates a live stream titled `title` on the Live page and returns its studio and id. */
+  async function openStudio(page: Page, title: string) {
     await page.goto(`${s.url}/dashboard`);
     await page.getByLabel('Email').fill(me.email);
     await page.getByLabel('Password').fill(me.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Videos' }).waitFor();
     await page.getByRole('navigation').getByRole('link', { name: 'Live', exact: true }).click();
-    await page.getByLabel('Title').fill('studio');
+    await page.getByLabel('Title').fill(title);
     await page.getByRole('button', { name: 'Create live stream' }).click();
     await page.getByTestId('secret').waitFor();
     const studio = page.getByRole('region', { name: 'Live studio' });
-    const id = (await studio.getAttribute('data-studio'))!;
+    return { studio, id: (await studio.getAttribute('data-studio'))! };
+  }
+
+  it('shows RTMP, SRT and WHIP beside each other, publishes the camera over WHIP, then shows health and a WHEP preview', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const { studio, id } = await openStudio(page, 'studio');
     const ls = (await s.get(`/v1/live-streams/${id}`).expect(200)).body;
     for (const [name, url] of [['RTMP', ls.ingest.rtmp_url], ['SRT', ls.ingest.srt_url], ['WHIP', ls.ingest.whip_url]]) {
       assert.equal(await studio.locator(`[data-ingest="${name}"] code`).textContent(), url);
@@ -95,17 +100,7 @@ describe('live: the dashboard goes live from the browser (SPEC §22)', function 
       if (r.method() === 'DELETE' && /\/whep\//.test(r.url())) whepDeletes.push(r.url());
       if (r.method() === 'POST' && /\/live\/whip/.test(r.url())) whipPosts.push(r.url());
     });
-    await page.goto(`${s.url}/dashboard`);
-    await page.getByLabel('Email').fill(me.email);
-    await page.getByLabel('Password').fill(me.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Videos' }).waitFor();
-    await page.getByRole('navigation').getByRole('link', { name: 'Live', exact: true }).click();
-    await page.getByLabel('Title').fill('ending is final');
-    await page.getByRole('button', { name: 'Create live stream' }).click();
-    await page.getByTestId('secret').waitFor();
-    const studio = page.getByRole('region', { name: 'Live studio' });
-    const id = (await studio.getAttribute('data-studio'))!;
+    const { studio, id } = await openStudio(page, 'ending is final');
     await studio.getByRole('button', { name: 'Go live with the camera' }).click();
     await studio.getByRole('button', { name: /Stop \(live\)/ }).waitFor({ timeout: 30_000 });
     const active = await waitLive(s, id, { timeoutMs: 240_000 });
