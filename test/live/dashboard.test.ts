@@ -41,10 +41,14 @@ describe('live: the dashboard goes live from the browser (SPEC §22)', function 
     await page.getByRole('heading', { level: 1, name: 'Videos' }).waitFor();
     await page.getByRole('navigation').getByRole('link', { name: 'Live', exact: true }).click();
     await page.getByLabel('Title').fill(title);
+    const created = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith('/live-streams'));
     await page.getByRole('button', { name: 'Create live stream' }).click();
+    const id = ((await (await created).json()) as { id: string }).id;
     await page.getByTestId('secret').waitFor();
     const studio = page.getByRole('region', { name: 'Live studio' });
-    return { studio, id: (await studio.getAttribute('data-studio'))! };
+    // The studio is on the stream just created at once, not on the first listed until a reload.
+    assert.equal(await studio.getAttribute('data-studio'), id);
+    return { studio, id };
   }
 
   it('shows RTMP, SRT and WHIP beside each other, publishes the camera over WHIP, then shows health and a WHEP preview', async () => {

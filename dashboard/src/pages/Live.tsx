@@ -66,9 +66,18 @@ export function LivePage() {
       >
         {created?.stream_key && <StreamKey stream={created} />}
       </Collection>
-      <LiveStudio streams={data?.data ?? []} selected={selected} known={created?.stream_key ? { id: created.id, key: created.stream_key } : null} />
+      <LiveStudio streams={withCreated(data?.data ?? [], created)} selected={selected} known={created?.stream_key ? { id: created.id, key: created.stream_key } : null} />
     </>
   );
+}
+
+/**
+ * The list as the studio should see it: a stream just created is there at once. Until the list's
+ * reload came back the studio showed the first listed stream, so "Go live" right after "Create"
+ * could publish on another stream's studio (seen in test/live/dashboard.test.ts).
+ */
+function withCreated(streams: LiveStream[], created: LiveStream | null): LiveStream[] {
+  return created && !streams.some((s) => s.id === created.id) ? [created, ...streams] : streams;
 }
 
 /** The key of a stream just created or reset, shown once, with what to paste into OBS. */
