@@ -2,7 +2,7 @@
 # Image for the API, the Temporal workers and live ingest (same image, different command; see
 # docker-compose.yml and deploy/helm/vidhost). The TypeScript is compiled in a build stage; the
 # runtime runs plain JavaScript with node (no tsx, no compiler, no dev dependencies). Live ingest
-# is the media server (`node dist/workers/media-server.js`, RTMP) and the live edge `vidhost-edge`
+# is the media server (`node dist/workers/live-hooks.js`, RTMP) and the live edge `vidhost-edge`
 # (Go, built from ingest/ in its own stage: SRT, WHIP/WHEP, LL-HLS; docs/live.md).
 
 # The live edge: one static Go binary from the ingest/ module (ingest/cmd/vidhost-edge).

@@ -98,7 +98,7 @@ async function main(sup: Supervisor, signalled: () => boolean): Promise<number> 
   });
   // The live ingest's hooks (SPEC §17: the stream-key check and the connected/disconnected signals
   // to each stream's workflow, on loopback LIVE_SRT_CHECK_PORT) and the worker with the live role.
-  await sup.add(node('live hooks', 'workers/media-server.ts'));
+  await sup.add(node('live hooks', 'workers/live-hooks.ts'));
   // The live edge (ingest/, vidhost-edge), the only ingest: RTMP in (LIVE_RTMP_PORT, 1935/tcp), SRT
   // in (LIVE_SRT_PORT, 8890/udp) and WHIP in / WHEP out (LIVE_WEBRTC_UDP_PORT, 8189/udp), each key
   // checked with the hooks; the live workers' feed and the LL-HLS packager on its internal HTTP

@@ -35,7 +35,7 @@ export const SCENARIOS: Record<string, Record<string, string>> = {
     'secrets.TEMPORAL_API_KEY': 'key',
   },
   'self-hosted Temporal, mTLS': { 'temporal.tls.enabled': 'true', 'temporal.tls.secretName': 'temporal-client', 'temporal.tls.serverName': 'temporal' },
-  'live ingest (media server + vidhost-edge)': {
+  'live ingest (live hooks + vidhost-edge)': {
     'live.enabled': 'true',
     'workers.live.enabled': 'true',
     'live.publicHost': 'live.example.com',

@@ -157,16 +157,16 @@ describe('docker-compose.yml', () => {
     this.timeout(60_000);
     const { stdout } = await run('docker-compose', ['-f', path.join(root, 'docker-compose.yml'), 'config'], { cwd: root });
     const doc = parse(stdout) as { services: Record<string, { command?: string[]; network_mode?: string; ports?: Array<string | { target: number; published: number | string; protocol?: string }>; environment?: Record<string, string> }> };
-    const media = doc.services['media-server'];
+    const media = doc.services['live-hooks'];
     const edge = doc.services.edge;
-    assert.deepEqual(media.command, ['node', 'dist/workers/media-server.js']);
+    assert.deepEqual(media.command, ['node', 'dist/workers/live-hooks.js']);
     assert.deepEqual(edge.command, ['vidhost-edge']);
-    assert.equal(edge.network_mode, 'service:media-server', 'the edge reaches the key check and hooks on loopback');
+    assert.equal(edge.network_mode, 'service:live-hooks', 'the edge reaches the key check and hooks on loopback');
     const ports = (media.ports ?? []).map((p) => (typeof p === 'string' ? p : `${p.published}:${p.target}${p.protocol && p.protocol !== 'tcp' ? `/${p.protocol}` : ''}`));
     for (const p of ['1935:1935', '8890:8890/udp', '8189:8189/udp']) assert.ok(ports.includes(p), `${p} in ${ports}`);
     assert.equal(doc.services.worker.environment?.WORKER_ROLES, 'workflow,transcode,live');
     assert.equal(doc.services.worker.environment?.LIVE_MEDIA_INTERNAL_URL, undefined, 'workers read the feed from the edge API');
-    assert.equal(doc.services.api.environment?.LIVE_EDGE_INTERNAL_URL, 'http://media-server:8889');
+    assert.equal(doc.services.api.environment?.LIVE_EDGE_INTERNAL_URL, 'http://live-hooks:8889');
     // The edge's API (8889) is on the compose network only: no service publishes it on the host.
     for (const [name, svc] of Object.entries(doc.services)) {
       const published = (svc.ports ?? []).map((p) => (typeof p === 'string' ? p : `${p.published}:${p.target}`));

@@ -146,12 +146,12 @@ describe('Helm chart (deploy/helm/vidhost): lint, render, offline schema validat
 
   it('live ingest: vidhost-edge (the only ingest) and its hooks in one pod, RTMP/SRT/WebRTC as Services, probes, env from the values', () => {
     assert.equal(byKind(rendered.defaults, 'Deployment').filter((d) => d.metadata.name.endsWith('-live-ingest')).length, 0, 'off by default');
-    const objs = rendered['live ingest (media server + vidhost-edge)'];
+    const objs = rendered['live ingest (live hooks + vidhost-edge)'];
     const dep = named(objs, 'Deployment', 'vh-vidhost-live-ingest');
     assert.equal(dep.spec?.replicas, 1, 'one edge: it knows which encoder publishes where');
     assert.deepEqual(dep.spec?.strategy, { type: 'Recreate' });
     const [media, edge] = podOf(dep)!.spec.containers;
-    assert.deepEqual(media.command, ['node', 'dist/workers/media-server.js']);
+    assert.deepEqual(media.command, ['node', 'dist/workers/live-hooks.js']);
     assert.deepEqual(edge.command, ['vidhost-edge']);
     const ports = (c: Record<string, any>) => Object.fromEntries(c.ports.map((p: { name: string; containerPort: number; protocol: string }) => [p.name, `${p.containerPort}/${p.protocol}`]));
     assert.equal(media.ports, undefined, 'the hooks listen on loopback only');
@@ -189,7 +189,7 @@ describe('Helm chart (deploy/helm/vidhost): lint, render, offline schema validat
   });
 
   it('live ingest: the edge API is not public — ClusterIP only, and a NetworkPolicy lets only the API and the workflow/live workers reach it', () => {
-    const objs = rendered['live ingest (media server + vidhost-edge)'];
+    const objs = rendered['live ingest (live hooks + vidhost-edge)'];
     const httpPort = 8889;
     // No Service that faces the world carries the edge's API port.
     for (const svc of byKind(objs, 'Service')) {

@@ -209,7 +209,7 @@ describe('scripts/start supervision', function () {
       assert.doesNotMatch(log(), /bundling the workflows (failed|instead)/);
       // The live hooks (the key check the edge asks) are a supervised child too: killed, they are started again on their port.
       await until('the live hooks listen', () => listening(s.hooksPort), 60_000, log);
-      const hooks = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('dist/workers/media-server.js'));
+      const hooks = tree(startPid).find((p) => p.pid === p.sid && p.cmd.includes('dist/workers/live-hooks.js'));
       assert.ok(hooks, `the live hooks below scripts/start: ${JSON.stringify(tree(startPid))}`);
       process.kill(-hooks.pid, 'SIGKILL');
       await until('the live hooks are started again', () => /live hooks started again/.test(log()), 60_000, log);

@@ -2,8 +2,8 @@
 // publisher, and the connected/disconnected hooks that signal each live stream's workflow
 // (lib/live/ingest.ts). The edge (ingest/, `vidhost-edge`) is the only ingest (RTMP on
 // LIVE_RTMP_PORT, SRT, WHIP); this process serves it on loopback LIVE_SRT_CHECK_PORT. Run on its
-// own and supervised like the API and the workers (`npm run media-server`; scripts/start runs the
-// compiled dist/). The name is historical: no media passes through it.
+// own and supervised like the API and the workers (`npm run live-hooks`; scripts/start runs the
+// compiled dist/). No media passes through it.
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../lib/config';
 import { createDb } from '../lib/db';
