@@ -124,13 +124,15 @@ async function whepRun(s: LiveStack, browser: Browser, site: Awaited<ReturnType<
 }
 
 /**
- * An OBS-style ffmpeg camera over RTMP (x264 with B-frames, 2 s keyframes, AAC) watched over WHEP:
+ * An OBS-style ffmpeg camera over RTMP, or the same over SRT (x264 with B-frames, 2 s keyframes, AAC) watched over WHEP:
  * WHEP cannot forward that source, so it plays the WebRTC rendition the session's ffmpeg makes
  * (lib/live/webrtc.ts; SPEC §22 "every broadcast plays over WHEP").
  */
-async function rtmpWhepRun(s: LiveStack, browser: Browser, site: Awaited<ReturnType<typeof clockSite>>): Promise<Figure> {
+async function encoderWhepRun(s: LiveStack, browser: Browser, site: Awaited<ReturnType<typeof clockSite>>, srt?: (key: string) => string): Promise<Figure> {
   const ls = (await s.post('/v1/live-streams', { visibility: 'public', latency_mode: 'low', reconnect_window: 0 }).expect(201)).body;
-  const cam = clockFfmpeg(['-bf', '2', '-g', '60', '-f', 'flv', `${s.rtmpBase}/${ls.stream_key}`], { seconds: 600, gop: 2, preset: 'veryfast' });
+  // The same encoder settings over SRT (MPEG-TS, as a hardware encoder sends it) or RTMP (FLV, as OBS).
+  const out = srt ? ['-f', 'mpegts', srt(ls.stream_key)] : ['-f', 'flv', `${s.rtmpBase}/${ls.stream_key}`];
+  const cam = clockFfmpeg(['-bf', '2', '-g', '60', ...out], { seconds: 600, gop: 2, preset: 'veryfast' });
   const tab = await browser.newPage();
   try {
     const active = await waitFor('active', async () => {
@@ -229,8 +231,10 @@ async function main(): Promise<void> {
     console.log(`low: ${sec(low)}`);
     const whep = await whepRun(s, browser, site);
     console.log(`whep: ${sec(whep)}`);
-    const rtmpWhep = await rtmpWhepRun(s, browser, site);
+    const rtmpWhep = await encoderWhepRun(s, browser, site);
     console.log(`rtmp (B-frames) → whep: ${sec(rtmpWhep)}`);
+    const srtWhep = await encoderWhepRun(s, browser, site, edge.url);
+    console.log(`srt (B-frames) → whep: ${sec(srtWhep)}`);
     const loaded: Record<number, Figure> = {};
     for (const nice of [s.config.media.nice, 0]) {
       const vod = vodLoad(nice);
@@ -249,6 +253,7 @@ async function main(): Promise<void> {
     console.log(`| glass to glass, low (RTMP in, LL-HLS, hls.js lowLatencyMode) | ${sec(low)} | ≤ 2 s |`);
     console.log(`| glass to glass, WHEP (Chromium WHIP in, WHEP out) | ${sec(whep)} | ≤ 1 s |`);
     console.log(`| glass to glass, WHEP of an OBS-style RTMP source (B-frames, 2 s GOP; the WebRTC rendition) | ${sec(rtmpWhep)} | ≤ 1 s |`);
+    console.log(`| glass to glass, WHEP of the same source over SRT (MPEG-TS; the WebRTC rendition) | ${sec(srtWhep)} | ≤ 1 s |`);
     console.log(`| glass to glass, floor (plain ffmpeg 1 s HLS, static server, hls.js) | ${sec(floor)} | – |`);
     console.log(`| glass to glass, low while a 1080p VOD ladder encodes (VOD at nice ${s.config.media.nice}) | ${sec(loaded[s.config.media.nice])} | ≤ 3 s |`);
     console.log(`| the same, VOD at nice 0 (before item 4) | ${sec(loaded[0])} | – |`);
