@@ -28,6 +28,16 @@ export type SeekResult = {
  */
 export async function seekToLastMinute(browser: Browser, origin: string, hlsUrl: string, player: PlayerName, timeoutMs = 60_000): Promise<SeekResult> {
   const page = await browser.newPage();
+  // PLAYABLE_TRACE=1: each media request's start and end, ms from page load, to see where a seek's time goes.
+  const trace: string[] = [];
+  const t0 = Date.now();
+  if (process.env.PLAYABLE_TRACE) {
+    const at = () => String(Date.now() - t0).padStart(6);
+    page.on('request', (r) => trace.push(`${at()} > ${new URL(r.url()).pathname.split('/').slice(-2).join('/')}`));
+    page.on('requestfinished', (r) => trace.push(`${at()} < ${new URL(r.url()).pathname.split('/').slice(-2).join('/')}`));
+    page.on('requestfailed', (r) => trace.push(`${at()} x ${new URL(r.url()).pathname.split('/').slice(-2).join('/')} ${r.failure()?.errorText}`));
+    page.on('console', (m) => trace.push(`${at()} console ${m.text()}`));
+  }
   try {
     await page.goto(`${origin}/healthz`);
     await page.setContent('<video id="v" muted autoplay playsinline style="width:640px"></video>');
@@ -74,7 +84,10 @@ export async function seekToLastMinute(browser: Browser, origin: string, hlsUrl:
       };
       v.requestVideoFrameCallback(onFrame);
     })`;
-    return (await page.evaluate(seek)) as SeekResult;
+    trace.push(`${String(Date.now() - t0).padStart(6)} seek`);
+    const r = (await page.evaluate(seek)) as SeekResult;
+    if (trace.length) console.log(`  trace (${player}, first frame ${r.ttffMs} ms after the seek):\n${trace.map((l) => `    ${l}`).join('\n')}`);
+    return r;
   } finally {
     await page.close();
   }
