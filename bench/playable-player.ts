@@ -84,7 +84,7 @@ export async function seekToLastMinute(browser: Browser, origin: string, hlsUrl:
       };
       v.requestVideoFrameCallback(onFrame);
     })`;
-    trace.push(`${String(Date.now() - t0).padStart(6)} seek`);
+    if (process.env.PLAYABLE_TRACE) trace.push(`${String(Date.now() - t0).padStart(6)} seek`);
     const r = (await page.evaluate(seek)) as SeekResult;
     if (trace.length) console.log(`  trace (${player}, first frame ${r.ttffMs} ms after the seek):\n${trace.map((l) => `    ${l}`).join('\n')}`);
     return r;
