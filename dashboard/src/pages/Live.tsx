@@ -77,7 +77,11 @@ export function LivePage() {
  * could publish on another stream's studio (seen in test/live/dashboard.test.ts).
  */
 function withCreated(streams: LiveStream[], created: LiveStream | null): LiveStream[] {
-  return created && !streams.some((s) => s.id === created.id) ? [created, ...streams] : streams;
+  if (!created || streams.some((s) => s.id === created.id)) return streams;
+  // As the list will show it: the key only in the box above (shown once), `{stream_key}` in the URLs.
+  const key = created.stream_key ?? '';
+  const ingest = Object.fromEntries(Object.entries(created.ingest).map(([k, v]) => [k, typeof v === 'string' && key ? v.split(key).join('{stream_key}') : v])) as LiveStream['ingest'];
+  return [{ ...created, stream_key: undefined, ingest }, ...streams];
 }
 
 /** The key of a stream just created or reset, shown once, with what to paste into OBS. */
