@@ -85,7 +85,12 @@ describe('API keys', function () {
     const second = (await s.post('/v1/api-keys', { access: 'full' }, ws.fullKey)).body;
     const first = (await s.get('/v1/api-keys', ws.fullKey)).body.data.find((k: { id: string; access: string }) => k.access === 'full' && k.id !== second.id);
     const [a, b] = await Promise.all([s.del(`/v1/api-keys/${first.id}`, second.secret), s.del(`/v1/api-keys/${second.id}`, ws.fullKey)]);
-    assert.deepEqual([a.status, b.status].sort(), [204, 409]);
+    // One wins (204). The other is refused: 409 if it was let in before the winner committed (the
+    // last-key check under the workspace's lock), or 401 if the winner had already revoked the key
+    // it came with (seen under CI's load). Either way exactly one full key is left.
+    const [won, lost] = [a.status, b.status].sort();
+    assert.equal(won, 204, `${a.status} ${b.status}`);
+    assert.ok(lost === 409 || lost === 401, `${a.status} ${b.status}`);
     const [{ n }] = await s.db('api_keys').where({ workspace_id: ws.id, access: 'full' }).whereNull('revoked_at').count({ n: '*' });
     assert.equal(Number(n), 1);
   });
