@@ -31,12 +31,13 @@ export async function seekToLastMinute(browser: Browser, origin: string, hlsUrl:
   // PLAYABLE_TRACE=1: each media request's start and end, ms from page load, to see where a seek's time goes.
   const trace: string[] = [];
   const t0 = Date.now();
+  const note = (what: string) => process.env.PLAYABLE_TRACE && trace.push(`${String(Date.now() - t0).padStart(6)} ${what}`);
+  const file = (r: { url(): string }) => new URL(r.url()).pathname.split('/').slice(-2).join('/');
   if (process.env.PLAYABLE_TRACE) {
-    const at = () => String(Date.now() - t0).padStart(6);
-    page.on('request', (r) => trace.push(`${at()} > ${new URL(r.url()).pathname.split('/').slice(-2).join('/')}`));
-    page.on('requestfinished', (r) => trace.push(`${at()} < ${new URL(r.url()).pathname.split('/').slice(-2).join('/')}`));
-    page.on('requestfailed', (r) => trace.push(`${at()} x ${new URL(r.url()).pathname.split('/').slice(-2).join('/')} ${r.failure()?.errorText}`));
-    page.on('console', (m) => trace.push(`${at()} console ${m.text()}`));
+    page.on('request', (r) => note(`> ${file(r)}`));
+    page.on('requestfinished', (r) => note(`< ${file(r)}`));
+    page.on('requestfailed', (r) => note(`x ${file(r)} ${r.failure()?.errorText}`));
+    page.on('console', (m) => note(`console ${m.text()}`));
   }
   try {
     await page.goto(`${origin}/healthz`);
@@ -84,7 +85,7 @@ export async function seekToLastMinute(browser: Browser, origin: string, hlsUrl:
       };
       v.requestVideoFrameCallback(onFrame);
     })`;
-    if (process.env.PLAYABLE_TRACE) trace.push(`${String(Date.now() - t0).padStart(6)} seek`);
+    note('seek');
     const r = (await page.evaluate(seek)) as SeekResult;
     if (trace.length) console.log(`  trace (${player}, first frame ${r.ttffMs} ms after the seek):\n${trace.map((l) => `    ${l}`).join('\n')}`);
     return r;

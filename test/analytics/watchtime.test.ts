@@ -80,8 +80,8 @@ describe('Viewer analytics: watch time exact to a second (issue 49)', function (
     const counted = await watchTimeWhen(v.id, exits.length);
     if (Math.abs(counted - played) > exits.length * 0.5 + 0.5) {
       // Which view lost what: each view's events as stored, in order.
-      const { rows } = await s.db.raw(`select view_id, seq, event, position, watch_ms, received_at from analytics_events where subject_id = (select id::text from videos where id = ?::uuid) order by view_id, seq`, [parseVideoId(v.id)]);
-      console.log(rows.map((r: Record<string, unknown>) => JSON.stringify(r)).join('\n'));
+      const rows = await s.db('analytics_events').where({ subject_id: v.uuid }).orderBy(['view_id', 'seq']).select('view_id', 'seq', 'event', 'position', 'watch_ms', 'received_at');
+      console.log(rows.map((r) => JSON.stringify(r)).join('\n'));
     }
     assert.ok(Math.abs(counted - played) <= exits.length * 0.5 + 0.5, `counted ${counted} s for ${played.toFixed(1)} s played`);
   });

@@ -34,7 +34,10 @@ export function LiveStudio({ streams, known, selected }: { streams: LiveStream[]
   useEffect(() => {
     if (selected) setId(selected);
   }, [selected]);
-  const chosen = streams.find((s) => s.id === (id || known?.id)) ?? streams[0];
+  // A stream just created is not in the list until its reload returns: no studio until then, not
+  // the first listed one ("Go live" right after "Create" published on another stream's studio).
+  const waitingFor = !id && known && !streams.some((s) => s.id === known.id);
+  const chosen = waitingFor ? undefined : (streams.find((s) => s.id === (id || known?.id)) ?? streams[0]);
   const [detail, setDetail] = useState<LiveStream | null>(null);
   // The single read carries the edge's own measure of SRT/WHIP publishers.
   usePoll(!!chosen, () => chosen && api<LiveStream>('GET', `/live-streams/${chosen.id}`).then(setDetail, () => undefined), 3000);

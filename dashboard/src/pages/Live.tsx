@@ -66,22 +66,9 @@ export function LivePage() {
       >
         {created?.stream_key && <StreamKey stream={created} />}
       </Collection>
-      <LiveStudio streams={withCreated(data?.data ?? [], created)} selected={selected} known={created?.stream_key ? { id: created.id, key: created.stream_key } : null} />
+      <LiveStudio streams={data?.data ?? []} selected={selected} known={created?.stream_key ? { id: created.id, key: created.stream_key } : null} />
     </>
   );
-}
-
-/**
- * The list as the studio should see it: a stream just created is there at once. Until the list's
- * reload came back the studio showed the first listed stream, so "Go live" right after "Create"
- * could publish on another stream's studio (seen in test/live/dashboard.test.ts).
- */
-function withCreated(streams: LiveStream[], created: LiveStream | null): LiveStream[] {
-  if (!created || streams.some((s) => s.id === created.id)) return streams;
-  // As the list will show it: the key only in the box above (shown once), `{stream_key}` in the URLs.
-  const key = created.stream_key ?? '';
-  const ingest = Object.fromEntries(Object.entries(created.ingest).map(([k, v]) => [k, typeof v === 'string' && key ? v.split(key).join('{stream_key}') : v])) as LiveStream['ingest'];
-  return [{ ...created, stream_key: undefined, ingest }, ...streams];
 }
 
 /** The key of a stream just created or reset, shown once, with what to paste into OBS. */
